@@ -1,1 +1,3 @@
-export {};
+// The worker's workflow bundle entry: every export here is a workflow type (or a query definition).
+export { progressQuery, reembedProfilesWorkflow } from "./reembed-profiles.ts";
+export type { ReembedProfilesInput, ReembedProfilesProgress } from "./reembed-profiles.ts";

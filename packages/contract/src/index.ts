@@ -1,1 +1,3 @@
-export {};
+export * from "./common.ts";
+export * from "./errors.ts";
+export * from "./profiles.ts";

@@ -1,1 +1,12 @@
-export {};
+export * from "./deps.ts";
+export * from "./settings.ts";
+export * from "./reconciler.ts";
+export * from "./profiles/add-profiles.ts";
+export * from "./profiles/read-profiles.ts";
+export * from "./profiles/search-profiles.ts";
+export * from "./profiles/delete-profiles.ts";
+export * from "./profiles/change-log.ts";
+export * from "./profiles/storage-stats.ts";
+export * from "./profiles/reembed-profiles.ts";
+export { toProfile } from "./profiles/profile-view.ts";
+export { defaultThreshold } from "./search/threshold.ts";

@@ -1,0 +1,31 @@
+import { loadSettings } from "@als/core";
+import { buildApp } from "./app.ts";
+import { composeService } from "./compose.ts";
+import { createLogger } from "./logger.ts";
+
+let settings;
+try {
+  settings = loadSettings(process.env);
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+const log = createLogger(settings.logLevel);
+let service;
+try {
+  service = await composeService(settings, log);
+} catch (error) {
+  log.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}
+const app = buildApp({ deps: service.deps, log, mode: service.mode });
+app.listen({ hostname: settings.host, port: settings.port });
+log.info("listening", { url: `http://${settings.host}:${settings.port}`, mode: service.mode, storage: settings.storage.kind });
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    await app.stop();
+    await service.close();
+    process.exit(0);
+  });
+}

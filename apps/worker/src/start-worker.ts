@@ -1,0 +1,61 @@
+import { fileURLToPath } from "node:url";
+import { createEmbedder, EmbedderUnavailableError } from "@als/ai";
+import { systemClock, type CoreDeps, type Settings } from "@als/core";
+import { openDatabase } from "@als/db";
+import { Client } from "@temporalio/client";
+import { NativeConnection, Worker, type Logger } from "@temporalio/worker";
+import { createActivities } from "./activities.ts";
+import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
+
+// The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
+const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
+
+export interface RunningWorker {
+  /** Stops polling, lets in-flight steps finish; `finished` then resolves. */
+  shutdown(): void;
+  /** Resolves when the worker has stopped and its resources are closed. */
+  finished: Promise<void>;
+}
+
+/**
+ * The worker's composition root: builds the domain dependencies once, registers the workflows and
+ * activities on the task queue, then schedules the re-embedding the current model calls for.
+ */
+export async function startWorker(settings: Settings, log: Logger): Promise<RunningWorker> {
+  const { storage, temporal } = settings;
+  if (storage.kind !== "postgres" || temporal === undefined) {
+    throw new Error("cannot start: the worker serves full mode; set DATABASE_URL and TEMPORAL_ADDRESS");
+  }
+  let embedder;
+  try {
+    embedder = await createEmbedder(settings.embedding);
+  } catch (error) {
+    if (error instanceof EmbedderUnavailableError) throw new Error(`cannot start: ${error.message}`);
+    throw error;
+  }
+  const db = await openDatabase(storage);
+  const deps: CoreDeps = { db, embedder, now: systemClock };
+  const connection = await NativeConnection.connect({ address: temporal.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: temporal.namespace,
+    taskQueue: temporal.taskQueue,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createActivities(deps),
+  });
+  const finished = worker.run().finally(async () => {
+    await connection.close();
+    await db.close();
+    await embedder.close();
+  });
+  const client = new Client({ connection, namespace: temporal.namespace });
+  try {
+    const started = await scheduleStaleReembeds(client, deps, temporal.taskQueue);
+    log.info("re-embedding scheduled", { modelId: embedder.modelId, started });
+  } catch (error) {
+    worker.shutdown();
+    await finished;
+    throw error;
+  }
+  return { shutdown: () => worker.shutdown(), finished };
+}

@@ -1,0 +1,7 @@
+/**
+ * The configured embedding model cannot be used. The message says what to install or configure;
+ * there is deliberately no fallback to made-up vectors.
+ */
+export class EmbedderUnavailableError extends Error {
+  override readonly name = "EmbedderUnavailableError";
+}

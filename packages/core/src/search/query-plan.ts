@@ -1,0 +1,36 @@
+import type { SearchMode } from "@als/contract";
+import { AppError } from "@als/contract";
+import type { CoreDeps } from "../deps.ts";
+import { defaultThreshold } from "./threshold.ts";
+
+export interface QueryPlan {
+  mode: SearchMode;
+  queryText: string;
+  queryVector?: number[];
+  threshold: number;
+  /** The model the query vector came from; the vector arm only compares vectors of that model. */
+  embeddingModel: string;
+}
+
+/**
+ * Turns a request's query and search options into what the ranked-search query needs: the query
+ * embedding only when a vector arm runs (from the embedder's query cache), the model's default
+ * threshold when none is given.
+ */
+export async function planQuery(
+  deps: Pick<CoreDeps, "embedder">,
+  request: { query: string; search_mode?: SearchMode | undefined; threshold?: number | undefined; enable_reformulation?: boolean | undefined },
+): Promise<QueryPlan> {
+  if (request.enable_reformulation) {
+    throw new AppError("not_implemented", "enable_reformulation needs an LLM provider, which this server does not have yet");
+  }
+  const mode = request.search_mode ?? "hybrid";
+  const plan: QueryPlan = {
+    mode,
+    queryText: request.query,
+    threshold: request.threshold ?? defaultThreshold(deps.embedder.modelId),
+    embeddingModel: deps.embedder.modelId,
+  };
+  if (mode !== "fts") plan.queryVector = await deps.embedder.embedQuery(request.query);
+  return plan;
+}

@@ -1,0 +1,67 @@
+import { z } from "zod";
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+const Environment = z.object({
+  HOST: z.string().default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  /** Set → full mode on PostgreSQL; unset → embedded mode on PGlite under DATA_DIR. */
+  DATABASE_URL: optionalText,
+  DATA_DIR: z.string().default(".data"),
+  EMBEDDING_PROVIDER: z.enum(["local", "openai"]).default("local"),
+  EMBEDDING_MODEL_DIR: z.string().default(".cache/models/all-MiniLM-L6-v2-int8"),
+  EMBEDDING_POOL_SIZE: z.coerce.number().int().min(1).optional(),
+  EMBEDDING_BASE_URL: optionalText,
+  EMBEDDING_API_KEY: optionalText,
+  EMBEDDING_MODEL: optionalText,
+  /** Set → long-running work runs as Temporal workflows; unset → the in-process reconciler runs it. */
+  TEMPORAL_ADDRESS: optionalText,
+  TEMPORAL_NAMESPACE: z.string().default("default"),
+  TEMPORAL_TASK_QUEUE: z.string().default("agent-learning"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+/** The database column is vector(384): every embedder must produce that many dimensions. */
+export const EMBEDDING_DIMENSIONS = 384;
+
+export type Settings = ReturnType<typeof loadSettings>;
+
+/**
+ * Parses the process environment once, at start-up; nothing else reads process.env.
+ * Throws a message naming each bad variable.
+ */
+export function loadSettings(env: Record<string, string | undefined>) {
+  const parsed = Environment.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  if (e.EMBEDDING_PROVIDER === "openai" && (!e.EMBEDDING_BASE_URL || !e.EMBEDDING_MODEL)) {
+    throw new Error("invalid configuration: EMBEDDING_PROVIDER=openai needs EMBEDDING_BASE_URL and EMBEDDING_MODEL");
+  }
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    storage: e.DATABASE_URL
+      ? ({ kind: "postgres", url: e.DATABASE_URL } as const)
+      : ({ kind: "pglite", dataDir: `${e.DATA_DIR}/pglite` } as const),
+    embedding:
+      e.EMBEDDING_PROVIDER === "openai"
+        ? ({
+            kind: "openai",
+            baseUrl: e.EMBEDDING_BASE_URL!,
+            model: e.EMBEDDING_MODEL!,
+            dimensions: EMBEDDING_DIMENSIONS,
+            ...(e.EMBEDDING_API_KEY && { apiKey: e.EMBEDDING_API_KEY }),
+          } as const)
+        : ({ kind: "local", modelDir: e.EMBEDDING_MODEL_DIR, ...(e.EMBEDDING_POOL_SIZE && { poolSize: e.EMBEDDING_POOL_SIZE }) } as const),
+    temporal: e.TEMPORAL_ADDRESS
+      ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE }
+      : undefined,
+    logLevel: e.LOG_LEVEL,
+  };
+}

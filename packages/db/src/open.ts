@@ -1,0 +1,24 @@
+import type { Database } from "./driver.ts";
+import { openPglite } from "./drivers/pglite.ts";
+import { openPostgres } from "./drivers/postgres.ts";
+import { migrate } from "./migrate.ts";
+
+export type StorageOptions =
+  | { kind: "postgres"; url: string; maxConnections?: number }
+  /** dataDir undefined → in memory. */
+  | { kind: "pglite"; dataDir?: string };
+
+/** Opens the storage engine and brings its schema up to date. */
+export async function openDatabase(options: StorageOptions): Promise<Database> {
+  const db =
+    options.kind === "postgres"
+      ? openPostgres(options)
+      : await openPglite(options.dataDir ? { dataDir: options.dataDir } : {});
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+}

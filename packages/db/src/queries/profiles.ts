@@ -1,0 +1,233 @@
+import type { Sql } from "../driver.ts";
+import type { Scope } from "../scope.ts";
+import { containsPattern, Params, vectorLiteral } from "./params.ts";
+import { rankedSearchSql, type SearchMode } from "./ranked-search.ts";
+
+export type ProfileStatus = "CURRENT" | "PENDING" | "ARCHIVED";
+
+/** A profile as stored, without its embedding. */
+export interface ProfileRecord {
+  profile_id: string;
+  user_id: string;
+  content: string;
+  status: ProfileStatus;
+  source: string;
+  profile_time_to_live: string;
+  expires_at: number | null;
+  tags: string[];
+  custom_feature: string | null;
+  extractor_name: string | null;
+  generated_from_request_id: string | null;
+  created_at: number;
+  last_modified_timestamp: number;
+}
+
+export interface ProfileInsert extends Omit<ProfileRecord, "created_at" | "last_modified_timestamp"> {
+  embedding: number[];
+  embedding_model: string;
+}
+
+const COLUMNS = `profile_id, user_id, content, status, source, profile_time_to_live, expires_at, tags,
+  custom_feature, extractor_name, generated_from_request_id, created_at, last_modified_timestamp`;
+
+export interface ProfileFilters {
+  userId?: string;
+  profileId?: string;
+  profileIds?: string[];
+  statuses?: ProfileStatus[];
+  source?: string;
+  timeToLive?: string;
+  customFeature?: string;
+  extractorName?: string;
+  generatedFromRequestId?: string;
+  /** Any-match: a profile carrying at least one of these tags. */
+  tags?: string[];
+  /** Case-insensitive substring of the content. */
+  contentContains?: string;
+  dateField?: "last_modified_timestamp" | "created_at";
+  start?: number;
+  end?: number;
+  /** Hide profiles whose time to live ran out before this Unix second. */
+  liveAt?: number;
+}
+
+function filterSql(scope: Scope, filters: ProfileFilters, params: Params): string {
+  const where = [`org_id = ${params.add(scope.orgId)}`, `project_id = ${params.add(scope.projectId)}`];
+  const equal = (column: string, value: string | undefined) => {
+    if (value !== undefined && value !== "") where.push(`${column} = ${params.add(value)}`);
+  };
+  equal("user_id", filters.userId);
+  equal("profile_id", filters.profileId);
+  equal("source", filters.source);
+  equal("profile_time_to_live", filters.timeToLive);
+  equal("custom_feature", filters.customFeature);
+  equal("extractor_name", filters.extractorName);
+  equal("generated_from_request_id", filters.generatedFromRequestId);
+  if (filters.profileIds) where.push(`profile_id = ANY(${params.add(filters.profileIds)}::text[])`);
+  if (filters.statuses?.length) where.push(`status = ANY(${params.add(filters.statuses)}::text[])`);
+  if (filters.tags?.length) where.push(`tags && ${params.add(filters.tags)}::text[]`);
+  if (filters.contentContains) where.push(`content ILIKE ${params.add(containsPattern(filters.contentContains))}`);
+  const dateField = filters.dateField ?? "last_modified_timestamp";
+  if (filters.start !== undefined) where.push(`${dateField} >= ${params.add(filters.start)}`);
+  if (filters.end !== undefined) where.push(`${dateField} <= ${params.add(filters.end)}`);
+  if (filters.liveAt !== undefined) where.push(`(expires_at IS NULL OR expires_at > ${params.add(filters.liveAt)})`);
+  return where.join(" AND ");
+}
+
+/** Inserts profiles, replacing the content of an existing profile_id; returns the stored rows. */
+export async function upsertProfiles(sql: Sql, scope: Scope, profiles: ProfileInsert[], now: number): Promise<ProfileRecord[]> {
+  const params = new Params();
+  const [org, project, at] = [params.add(scope.orgId), params.add(scope.projectId), params.add(now)];
+  const rows = profiles.map(
+    (p) =>
+      `(${org}, ${project}, ${params.add(p.profile_id)}, ${params.add(p.user_id)}, ${params.add(p.content)}, ${params.add(p.status)},
+        ${params.add(p.source)}, ${params.add(p.profile_time_to_live)}, ${params.add(p.expires_at)}::int8, ${params.add(p.tags)}::text[],
+        ${params.add(p.custom_feature)}, ${params.add(p.extractor_name)}, ${params.add(p.generated_from_request_id)},
+        ${at}::int8, ${at}::int8, ${params.add(vectorLiteral(p.embedding))}::vector, ${params.add(p.embedding_model)})`,
+  );
+  return sql.query<ProfileRecord>(
+    `INSERT INTO profiles (org_id, project_id, profile_id, user_id, content, status, source, profile_time_to_live, expires_at,
+       tags, custom_feature, extractor_name, generated_from_request_id, created_at, last_modified_timestamp, embedding, embedding_model)
+     VALUES ${rows.join(",\n")}
+     ON CONFLICT (org_id, project_id, profile_id) DO UPDATE SET
+       user_id = EXCLUDED.user_id, content = EXCLUDED.content, status = EXCLUDED.status, source = EXCLUDED.source,
+       profile_time_to_live = EXCLUDED.profile_time_to_live, expires_at = EXCLUDED.expires_at, tags = EXCLUDED.tags,
+       custom_feature = EXCLUDED.custom_feature, extractor_name = EXCLUDED.extractor_name,
+       generated_from_request_id = EXCLUDED.generated_from_request_id,
+       last_modified_timestamp = EXCLUDED.last_modified_timestamp,
+       embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model
+     RETURNING ${COLUMNS}`,
+    params.values,
+  );
+}
+
+export async function findProfilesByIds(sql: Sql, scope: Scope, profileIds: string[]): Promise<ProfileRecord[]> {
+  if (profileIds.length === 0) return [];
+  const params = new Params();
+  const where = filterSql(scope, { profileIds }, params);
+  return sql.query<ProfileRecord>(`SELECT ${COLUMNS} FROM profiles WHERE ${where}`, params.values);
+}
+
+/** Profiles passing the filters, most recently modified (or created) first. */
+export async function listProfiles(sql: Sql, scope: Scope, filters: ProfileFilters, limit: number): Promise<ProfileRecord[]> {
+  const params = new Params();
+  const where = filterSql(scope, filters, params);
+  const order = filters.dateField ?? "last_modified_timestamp";
+  return sql.query<ProfileRecord>(
+    `SELECT ${COLUMNS} FROM profiles WHERE ${where} ORDER BY ${order} DESC, profile_id LIMIT ${params.add(limit)}`,
+    params.values,
+  );
+}
+
+export interface ProfileSearch {
+  mode: SearchMode;
+  queryVector?: number[];
+  /** Rows embedded by another model are left to the text arm until they are re-embedded. */
+  embeddingModel: string;
+  queryText?: string;
+  threshold?: number;
+  topK: number;
+}
+
+export type ScoredProfile = ProfileRecord & { score: number; similarity: number | null };
+
+/** Vector, full-text or hybrid (RRF) search over the profiles passing the filters. */
+export async function searchProfiles(sql: Sql, scope: Scope, filters: ProfileFilters, search: ProfileSearch): Promise<ScoredProfile[]> {
+  const params = new Params();
+  const where = filterSql(scope, filters, params);
+  const ranked = rankedSearchSql({
+    table: "profiles",
+    idColumn: "profile_id",
+    where,
+    params,
+    mode: search.mode,
+    ...(search.queryVector && { vector: { values: search.queryVector, model: search.embeddingModel } }),
+    ...(search.queryText && { text: search.queryText }),
+    ...(search.threshold !== undefined ? { threshold: search.threshold } : {}),
+    topK: search.topK,
+  });
+  return sql.query<ScoredProfile>(
+    `SELECT ${COLUMNS.replace(/(\w+)/g, "p.$1")}, ranked.score, ranked.similarity
+     FROM (${ranked}) ranked JOIN profiles p ON p.profile_id = ranked.id
+       AND p.org_id = ${params.add(scope.orgId)} AND p.project_id = ${params.add(scope.projectId)}
+     ORDER BY ranked.score DESC, p.profile_id`,
+    params.values,
+  );
+}
+
+/** Deletes the matching profiles and returns them (for the change log). */
+export async function deleteProfiles(sql: Sql, scope: Scope, filters: ProfileFilters): Promise<ProfileRecord[]> {
+  const params = new Params();
+  const where = filterSql(scope, filters, params);
+  return sql.query<ProfileRecord>(`DELETE FROM profiles WHERE ${where} RETURNING ${COLUMNS}`, params.values);
+}
+
+export interface ProfileCounts {
+  profile_count: number;
+  oldest_modified_timestamp: number | null;
+  newest_modified_timestamp: number | null;
+}
+
+export async function countProfiles(sql: Sql, scope: Scope, userId?: string): Promise<ProfileCounts> {
+  const params = new Params();
+  const where = filterSql(scope, userId ? { userId } : {}, params);
+  const [row] = await sql.query<ProfileCounts>(
+    `SELECT count(*)::int8 AS profile_count, min(last_modified_timestamp) AS oldest_modified_timestamp,
+       max(last_modified_timestamp) AS newest_modified_timestamp FROM profiles WHERE ${where}`,
+    params.values,
+  );
+  return row!;
+}
+
+/** Profiles whose embedding came from another model than `modelId`, in a stable order, for re-embedding. */
+export async function findProfilesWithStaleEmbedding(
+  sql: Sql,
+  scope: Scope,
+  modelId: string,
+  limit: number,
+): Promise<{ profile_id: string; content: string }[]> {
+  return sql.query(
+    `SELECT profile_id, content FROM profiles
+     WHERE org_id = $1 AND project_id = $2 AND embedding_model IS DISTINCT FROM $3
+     ORDER BY profile_id LIMIT $4`,
+    [scope.orgId, scope.projectId, modelId, limit],
+  );
+}
+
+export async function countProfilesWithStaleEmbedding(sql: Sql, scope: Scope, modelId: string): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(
+    `SELECT count(*)::int8 AS n FROM profiles WHERE org_id = $1 AND project_id = $2 AND embedding_model IS DISTINCT FROM $3`,
+    [scope.orgId, scope.projectId, modelId],
+  );
+  return row!.n;
+}
+
+/**
+ * Stores new embeddings, but only where the content is still the one that was embedded, so a
+ * concurrent edit is never overwritten with the vector of its old text.
+ */
+export async function storeProfileEmbeddings(
+  sql: Sql,
+  scope: Scope,
+  modelId: string,
+  updates: { profile_id: string; content: string; embedding: number[] }[],
+): Promise<number> {
+  if (updates.length === 0) return 0;
+  const rows = await sql.query(
+    `UPDATE profiles p SET embedding = u.embedding::vector, embedding_model = $3
+     FROM unnest($4::text[], $5::text[], $6::text[]) AS u(profile_id, content, embedding)
+     WHERE p.org_id = $1 AND p.project_id = $2 AND p.profile_id = u.profile_id AND p.content = u.content
+     RETURNING p.profile_id`,
+    [scope.orgId, scope.projectId, modelId, updates.map((u) => u.profile_id), updates.map((u) => u.content), updates.map((u) => vectorLiteral(u.embedding))],
+  );
+  return rows.length;
+}
+
+/** The projects holding profiles whose vector came from another model than `modelId`. */
+export async function findScopesWithStaleEmbeddings(sql: Sql, modelId: string): Promise<Scope[]> {
+  const rows = await sql.query<{ org_id: string; project_id: string }>(
+    "SELECT DISTINCT org_id, project_id FROM profiles WHERE embedding_model IS DISTINCT FROM $1",
+    [modelId],
+  );
+  return rows.map((row) => ({ orgId: row.org_id, projectId: row.project_id }));
+}

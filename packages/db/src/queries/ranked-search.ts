@@ -1,0 +1,57 @@
+import { Params, vectorLiteral } from "./params.ts";
+
+export type SearchMode = "vector" | "fts" | "hybrid";
+
+/** The constant of reciprocal rank fusion: score = Σ 1 / (RRF_K + rank) over the arms. */
+export const RRF_K = 60;
+
+export interface RankedSearchSpec {
+  table: string;
+  idColumn: string;
+  /** SQL condition over the table's columns (filters, scope); its values are already in `params`. */
+  where: string;
+  params: Params;
+  mode: SearchMode;
+  /** The query vector and the model that made it (vector and hybrid modes); rows of other models are skipped. */
+  vector?: { values: readonly number[]; model: string };
+  /** The query text (fts and hybrid modes). */
+  text?: string;
+  /** The vector arm keeps rows whose cosine similarity is above this. */
+  threshold?: number;
+  topK: number;
+}
+
+/**
+ * SQL that ranks the ids of `table` by the vector arm (HNSW, cosine), the full-text arm (GIN over
+ * `search_text`) or both fused by reciprocal rank fusion. Filters sit inside each arm's query, so
+ * the HNSW scan walks until it has enough rows that pass them rather than post-filtering a fixed
+ * candidate list. Yields rows (id, score) best first.
+ */
+export function rankedSearchSql(spec: RankedSearchSpec): string {
+  const { table, idColumn, where, params } = spec;
+  const armDepth = params.add(Math.max(spec.topK * 4, 40));
+  const arms: string[] = [];
+  if (spec.mode !== "fts" && spec.vector) {
+    const distance = `embedding <=> ${params.add(vectorLiteral(spec.vector.values))}::vector`;
+    const model = params.add(spec.vector.model);
+    const floor = spec.threshold !== undefined ? ` AND ${distance} < ${params.add(1 - spec.threshold)}` : "";
+    arms.push(`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity FROM (
+      SELECT ${idColumn} AS id, ${distance} AS distance FROM ${table}
+      WHERE ${where} AND embedding_model = ${model}${floor}
+      ORDER BY ${distance} LIMIT ${armDepth}) nearest`);
+  }
+  if (spec.mode !== "vector" && spec.text) {
+    const text = params.add(spec.text);
+    // Any word may match: the stemmed lexemes of plainto_tsquery joined by OR ('simple' keeps them
+    // as they are); ts_rank_cd rewards documents that match more of them.
+    const anyWord = `to_tsquery('simple', replace(plainto_tsquery('english', ${text})::text, '&', '|'))`;
+    arms.push(`SELECT id, row_number() OVER (ORDER BY text_rank DESC, id) AS rank, NULL::float8 AS similarity FROM (
+      SELECT ${idColumn} AS id, ts_rank_cd(search_text, words) AS text_rank FROM ${table}, ${anyWord} AS words
+      WHERE ${where} AND search_text @@ words
+      ORDER BY text_rank DESC LIMIT ${armDepth}) matches`);
+  }
+  if (arms.length === 0) throw new Error("rankedSearchSql needs a query vector or a query text for its mode");
+  return `SELECT id, sum(1.0 / (${RRF_K} + rank))::float8 AS score, max(similarity)::float8 AS similarity
+    FROM (${arms.join(" UNION ALL ")}) arms
+    GROUP BY id ORDER BY score DESC, id LIMIT ${params.add(spec.topK)}`;
+}

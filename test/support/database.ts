@@ -1,0 +1,34 @@
+import { openDatabase, type Database } from "@als/db";
+import postgres from "postgres";
+
+export type TestMode = "embedded" | "full";
+
+/** TEST_MODE picks the storage engine of the whole run: embedded → PGlite, full → PostgreSQL. */
+export const testMode: TestMode = process.env.TEST_MODE === "full" ? "full" : "embedded";
+
+/**
+ * A fresh, migrated database for one test file: PGlite in memory, or a new PostgreSQL database
+ * on the server of TEST_DATABASE_URL (dropped again by `drop`).
+ */
+export async function freshDatabase(): Promise<{ db: Database; drop: () => Promise<void> }> {
+  if (testMode === "embedded") {
+    const db = await openDatabase({ kind: "pglite" });
+    return { db, drop: () => db.close() };
+  }
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) throw new Error("TEST_MODE=full needs TEST_DATABASE_URL (scripts/test starts PostgreSQL and sets it)");
+  const name = `test_${crypto.randomUUID().replaceAll("-", "")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ kind: "postgres", url: url.toString() });
+  return {
+    db,
+    drop: async () => {
+      await db.close();
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}

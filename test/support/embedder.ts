@@ -1,0 +1,11 @@
+import { createEmbedder, type Embedder } from "@als/ai";
+
+export const TEST_MODEL_DIR = new URL("../../.cache/models/all-MiniLM-L6-v2-int8", import.meta.url).pathname;
+
+let shared: Promise<Embedder> | undefined;
+
+/** The real local model, loaded once per test process and shared by every test file. */
+export function sharedEmbedder(): Promise<Embedder> {
+  shared ??= createEmbedder({ kind: "local", modelDir: TEST_MODEL_DIR });
+  return shared;
+}

@@ -1,0 +1,17 @@
+import type { ReembedProgress } from "@als/core";
+
+export interface ReembedProfilesStepInput {
+  orgId: string;
+  projectId: string;
+  /** The model the workflow re-embeds for; a worker loaded with another model refuses the step. */
+  modelId: string;
+  batchSize: number;
+}
+
+/**
+ * The activities workflows may call, implemented by apps/worker. Workflow code imports these types
+ * only: activity code runs outside the deterministic sandbox.
+ */
+export interface Activities {
+  reembedProfilesStep(input: ReembedProfilesStepInput): Promise<ReembedProgress>;
+}
