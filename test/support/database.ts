@@ -1,5 +1,5 @@
 import { openDatabase, type Database } from "@als/db";
-import postgres from "postgres";
+import { createFreshDatabase } from "./postgres-database.ts";
 
 export type TestMode = "embedded" | "full";
 
@@ -17,18 +17,13 @@ export async function freshDatabase(): Promise<{ db: Database; drop: () => Promi
   }
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) throw new Error("TEST_MODE=full needs TEST_DATABASE_URL (scripts/test starts PostgreSQL and sets it)");
-  const name = `test_${crypto.randomUUID().replaceAll("-", "")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ kind: "postgres", url: url.toString() });
+  const fresh = await createFreshDatabase(serverUrl);
+  const db = await openDatabase({ kind: "postgres", url: fresh.url });
   return {
     db,
     drop: async () => {
       await db.close();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await fresh.drop();
     },
   };
 }

@@ -1,20 +1,14 @@
-import { createEmbedder, EmbedderUnavailableError } from "@als/ai";
+import { createEmbedder } from "@als/ai";
 import { Reconciler, systemClock, type CoreDeps, type Settings } from "@als/core";
 import { openDatabase } from "@als/db";
 import type { Logger } from "./logger.ts";
 
 /**
  * The composition root: builds the process's dependencies from its settings. A model that cannot be
- * loaded stops the start with a message saying what to install or configure.
+ * loaded throws EmbedderUnavailableError, whose message says what to install or configure.
  */
 export async function composeService(settings: Settings, log: Logger) {
-  let embedder;
-  try {
-    embedder = await createEmbedder(settings.embedding);
-  } catch (error) {
-    if (error instanceof EmbedderUnavailableError) throw new Error(`cannot start: ${error.message}`);
-    throw error;
-  }
+  const embedder = await createEmbedder(settings.embedding);
   const db = await openDatabase(settings.storage);
   const deps: CoreDeps = { db, embedder, now: systemClock };
   const mode = settings.storage.kind === "postgres" ? ("full" as const) : ("embedded" as const);

@@ -15,7 +15,7 @@ let service;
 try {
   service = await composeService(settings, log);
 } catch (error) {
-  log.error(error instanceof Error ? error.message : String(error));
+  log.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
 const app = buildApp({ deps: service.deps, log, mode: service.mode });

@@ -1,6 +1,7 @@
 import { Reconciler, reembedProfilesStep } from "@als/core";
 import { LOCAL_SCOPE, profiles } from "@als/db";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { seedProfilesOfRetiredModel } from "../../../test/support/retired-profiles.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 let svc: TestService;
@@ -9,36 +10,9 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-const CONTENTS = ["Keeps bees in the garden", "Collects vintage fountain pens", "Speaks fluent Japanese", "Is training for a triathlon"];
-
-/** Profiles as an older model left them: another model id and vectors that mean nothing to the current one. */
-async function seedWithOldModel(count: number) {
-  const oddVector = Array.from({ length: 384 }, (_, i) => (i === 7 ? 1 : 0));
-  await profiles.upsertProfiles(
-    svc.db,
-    LOCAL_SCOPE,
-    Array.from({ length: count }, (_, i) => ({
-      profile_id: `old-${String(i).padStart(4, "0")}`,
-      user_id: `user-${i % 3}`,
-      content: `${CONTENTS[i % CONTENTS.length]} (${i})`,
-      status: "CURRENT" as const,
-      source: "",
-      profile_time_to_live: "infinity",
-      expires_at: null,
-      tags: [],
-      custom_feature: null,
-      extractor_name: null,
-      generated_from_request_id: null,
-      embedding: oddVector,
-      embedding_model: "retired-model",
-    })),
-    svc.clock.now,
-  );
-}
-
 describe("re-embedding after the embedding model changes", () => {
   test("vectors of a retired model are not compared with the current model's query vectors", async () => {
-    await seedWithOldModel(10);
+    await seedProfilesOfRetiredModel(svc.db, LOCAL_SCOPE, 10);
     const response = await svc.call("POST", "/api/search_profiles", { user_id: "user-0", query: "insects honey", search_mode: "vector", threshold: 0 });
     expect(response.body.user_profiles).toEqual([]);
   });
@@ -51,7 +25,7 @@ describe("re-embedding after the embedding model changes", () => {
   });
 
   test("the in-process reconciler finishes the project and semantic search works again", async () => {
-    await seedWithOldModel(300);
+    await seedProfilesOfRetiredModel(svc.db, LOCAL_SCOPE, 300);
     const reconciler = new Reconciler(svc.deps, (error) => {
       throw error;
     });
@@ -64,7 +38,7 @@ describe("re-embedding after the embedding model changes", () => {
   });
 
   test("a concurrent edit is never overwritten with the vector of its old text", async () => {
-    await seedWithOldModel(1);
+    await seedProfilesOfRetiredModel(svc.db, LOCAL_SCOPE, 1);
     const [stale] = await profiles.findProfilesWithStaleEmbedding(svc.db, LOCAL_SCOPE, svc.deps.embedder.modelId, 1);
     await svc.db.query("UPDATE profiles SET content = 'edited meanwhile' WHERE profile_id = $1", [stale!.profile_id]);
     const stored = await profiles.storeProfileEmbeddings(svc.db, LOCAL_SCOPE, svc.deps.embedder.modelId, [

@@ -10,6 +10,6 @@ try {
   const worker = await startWorker(settings, log);
   await worker.finished;
 } catch (error) {
-  log.error(error instanceof Error ? error.message : String(error));
+  log.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }

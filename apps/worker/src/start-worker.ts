@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { createEmbedder, EmbedderUnavailableError } from "@als/ai";
+import { createEmbedder } from "@als/ai";
 import { systemClock, type CoreDeps, type Settings } from "@als/core";
 import { openDatabase } from "@als/db";
 import { Client } from "@temporalio/client";
@@ -24,15 +24,9 @@ export interface RunningWorker {
 export async function startWorker(settings: Settings, log: Logger): Promise<RunningWorker> {
   const { storage, temporal } = settings;
   if (storage.kind !== "postgres" || temporal === undefined) {
-    throw new Error("cannot start: the worker serves full mode; set DATABASE_URL and TEMPORAL_ADDRESS");
+    throw new Error("the worker serves full mode; set DATABASE_URL and TEMPORAL_ADDRESS");
   }
-  let embedder;
-  try {
-    embedder = await createEmbedder(settings.embedding);
-  } catch (error) {
-    if (error instanceof EmbedderUnavailableError) throw new Error(`cannot start: ${error.message}`);
-    throw error;
-  }
+  const embedder = await createEmbedder(settings.embedding);
   const db = await openDatabase(storage);
   const deps: CoreDeps = { db, embedder, now: systemClock };
   const connection = await NativeConnection.connect({ address: temporal.address });

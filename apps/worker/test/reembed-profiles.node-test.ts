@@ -15,8 +15,9 @@ import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { workflowMetadataQuery } from "@temporalio/workflow";
 import { startReembedProfiles } from "../src/start-reembed-profiles.ts";
 import { startWorker } from "../src/start-worker.ts";
-import { createFreshDatabase } from "./fresh-database.ts";
-import { embeddingWriteCounts, recordEmbeddingWrites, seedProfilesOfRetiredModel } from "./stale-profiles.ts";
+import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
+import { seedProfilesOfRetiredModel } from "../../../test/support/retired-profiles.ts";
+import { embeddingWriteCounts, recordEmbeddingWrites } from "./stale-profiles.ts";
 
 const MODEL_DIR = fileURLToPath(new URL("../../../.cache/models/all-MiniLM-L6-v2-int8", import.meta.url));
 
