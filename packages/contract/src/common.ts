@@ -41,3 +41,16 @@ export const SuccessMessageResponse = z.object({ success: z.boolean(), message: 
 
 /** Endpoints without a body accept none, or an empty JSON object. */
 export const NoInput = z.object({}).strict().optional();
+
+export const UserId = z.string().min(1).max(255);
+
+/** Optional Unix-second bounds of a time filter, both inclusive. */
+export const TimeRange = {
+  start_time: UnixSeconds.optional(),
+  end_time: UnixSeconds.optional(),
+};
+export const endAfterStart = (value: { start_time?: number | undefined; end_time?: number | undefined }) =>
+  value.start_time === undefined || value.end_time === undefined || value.end_time > value.start_time;
+export const END_BEFORE_START = { message: "end_time must be after start_time", path: ["end_time"] };
+
+export const StatusFilter = z.array(Status).min(1);

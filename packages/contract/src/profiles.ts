@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SearchMode, Source, Status, STATUSES, Tags, Threshold, UnixSeconds } from "./common.ts";
+import { END_BEFORE_START, endAfterStart, SearchMode, Source, Status, StatusFilter, STATUSES, Tags, Threshold, TimeRange, UserId } from "./common.ts";
 
 export const PROFILE_TIME_TO_LIVE = ["one_day", "one_week", "one_month", "one_quarter", "one_year", "infinity"] as const;
 export const ProfileTimeToLive = z.enum(PROFILE_TIME_TO_LIVE);
@@ -7,8 +7,6 @@ export type ProfileTimeToLive = z.infer<typeof ProfileTimeToLive>;
 
 /** Expiry of a profile that never expires (2100-01-01T00:00:00Z), as the reference clients expect. */
 export const NEVER_EXPIRES_TIMESTAMP = 4102444800;
-
-const UserId = z.string().min(1).max(255);
 
 export const Profile = z.object({
   profile_id: z.string(),
@@ -52,16 +50,6 @@ export const AddUserProfileResponse = z.object({
   added_count: z.number().int(),
   profile_ids: z.array(z.string()),
 });
-
-const TimeRange = {
-  start_time: UnixSeconds.optional(),
-  end_time: UnixSeconds.optional(),
-};
-const endAfterStart = (value: { start_time?: number | undefined; end_time?: number | undefined }) =>
-  value.start_time === undefined || value.end_time === undefined || value.end_time > value.start_time;
-const END_BEFORE_START = { message: "end_time must be after start_time", path: ["end_time"] };
-
-export const StatusFilter = z.array(Status).min(1);
 
 export const GetProfilesRequest = z
   .object({

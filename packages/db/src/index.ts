@@ -6,3 +6,8 @@ export * as profiles from "./queries/profiles.ts";
 export * as profileChangeLog from "./queries/profile-change-log.ts";
 export type { ProfileRecord, ProfileFilters, ProfileStatus, ScoredProfile } from "./queries/profiles.ts";
 export type { SearchMode } from "./queries/ranked-search.ts";
+export * as userPlaybooks from "./queries/user-playbooks.ts";
+export * as agentPlaybooks from "./queries/agent-playbooks.ts";
+export type { UserPlaybookRecord } from "./queries/user-playbooks.ts";
+export type { AgentPlaybookRecord } from "./queries/agent-playbooks.ts";
+export type { PlaybookEdit, PlaybookFilters, PlaybookSearch, PlaybookText } from "./queries/playbook-query.ts";

@@ -1,7 +1,7 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
-import { rankedSearchSql, type SearchMode } from "./ranked-search.ts";
+import { rankedQuerySql, type RankedQuery } from "./ranked-search.ts";
 
 export type ProfileStatus = "CURRENT" | "PENDING" | "ARCHIVED";
 
@@ -119,15 +119,7 @@ export async function listProfiles(sql: Sql, scope: Scope, filters: ProfileFilte
   );
 }
 
-export interface ProfileSearch {
-  mode: SearchMode;
-  queryVector?: number[];
-  /** Rows embedded by another model are left to the text arm until they are re-embedded. */
-  embeddingModel: string;
-  queryText?: string;
-  threshold?: number;
-  topK: number;
-}
+export type ProfileSearch = RankedQuery;
 
 export type ScoredProfile = ProfileRecord & { score: number; similarity: number | null };
 
@@ -135,17 +127,7 @@ export type ScoredProfile = ProfileRecord & { score: number; similarity: number 
 export async function searchProfiles(sql: Sql, scope: Scope, filters: ProfileFilters, search: ProfileSearch): Promise<ScoredProfile[]> {
   const params = new Params();
   const where = filterSql(scope, filters, params);
-  const ranked = rankedSearchSql({
-    table: "profiles",
-    idColumn: "profile_id",
-    where,
-    params,
-    mode: search.mode,
-    ...(search.queryVector && { vector: { values: search.queryVector, model: search.embeddingModel } }),
-    ...(search.queryText && { text: search.queryText }),
-    ...(search.threshold !== undefined ? { threshold: search.threshold } : {}),
-    topK: search.topK,
-  });
+  const ranked = rankedQuerySql({ table: "profiles", idColumn: "profile_id", where, params }, search);
   return sql.query<ScoredProfile>(
     `SELECT ${COLUMNS.replace(/(\w+)/g, "p.$1")}, ranked.score, ranked.similarity
      FROM (${ranked}) ranked JOIN profiles p ON p.profile_id = ranked.id

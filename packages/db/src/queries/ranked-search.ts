@@ -55,3 +55,26 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
     FROM (${arms.join(" UNION ALL ")}) arms
     GROUP BY id ORDER BY score DESC, id LIMIT ${params.add(spec.topK)}`;
 }
+
+/** A search as planned from a request (see planQuery in packages/core), and how many rows it wants. */
+export interface RankedQuery {
+  mode: SearchMode;
+  queryVector?: number[];
+  /** Rows embedded by another model are left to the text arm until they are re-embedded. */
+  embeddingModel: string;
+  queryText?: string;
+  threshold?: number;
+  topK: number;
+}
+
+/** rankedSearchSql over one table's rows passing `where`, for a planned query. */
+export function rankedQuerySql(target: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">, query: RankedQuery): string {
+  return rankedSearchSql({
+    ...target,
+    mode: query.mode,
+    ...(query.queryVector && { vector: { values: query.queryVector, model: query.embeddingModel } }),
+    ...(query.queryText && { text: query.queryText }),
+    ...(query.threshold !== undefined ? { threshold: query.threshold } : {}),
+    topK: query.topK,
+  });
+}

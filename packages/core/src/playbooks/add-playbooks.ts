@@ -1,0 +1,40 @@
+import { AppError, type FieldIssue, type NewAgentPlaybook, type NewUserPlaybook } from "@als/contract";
+import { agentPlaybooks, userPlaybooks, type AgentPlaybookRecord, type Scope, type UserPlaybookRecord } from "@als/db";
+import type { CoreDeps } from "../deps.ts";
+import { embedPlaybooks } from "./playbook-text.ts";
+
+/** Adds user playbooks, embedded before the write so no transaction waits on the model. */
+export async function addUserPlaybooks(deps: CoreDeps, scope: Scope, input: NewUserPlaybook[]): Promise<UserPlaybookRecord[]> {
+  const embeddings = await embedPlaybooks(deps, input);
+  const rows = input.map((p, index) => ({
+    ...p,
+    request_id: p.request_id ?? null,
+    embedding: embeddings[index]!,
+    embedding_model: deps.embedder.modelId,
+  }));
+  return userPlaybooks.insertUserPlaybooks(deps.db, scope, rows, deps.now());
+}
+
+/**
+ * Adds agent playbooks linked to the user playbooks they were made from. Every source id must name
+ * a user playbook of this project (422 naming the list index otherwise); the sources stay locked
+ * against deletion until the links are written.
+ */
+export async function addAgentPlaybooks(deps: CoreDeps, scope: Scope, input: NewAgentPlaybook[]): Promise<AgentPlaybookRecord[]> {
+  const embeddings = await embedPlaybooks(deps, input);
+  const now = deps.now();
+  return deps.db.transaction(async (tx) => {
+    const wanted = [...new Set(input.flatMap((p) => p.source_user_playbook_ids))];
+    const found = new Set(await userPlaybooks.lockUserPlaybooksForLinking(tx, scope, wanted));
+    const unknown = input.flatMap((p, index) =>
+      p.source_user_playbook_ids.flatMap((id, position): FieldIssue[] =>
+        found.has(id)
+          ? []
+          : [{ loc: ["body", "agent_playbooks", index, "source_user_playbook_ids", position], msg: `no user playbook ${id} in this project`, type: "value_error" }],
+      ),
+    );
+    if (unknown.length > 0) throw AppError.validation(unknown);
+    const rows = input.map((p, index) => ({ ...p, embedding: embeddings[index]!, embedding_model: deps.embedder.modelId }));
+    return agentPlaybooks.insertAgentPlaybooks(tx, scope, rows, now);
+  });
+}

@@ -1,0 +1,67 @@
+import type { SearchAgentPlaybooksRequest, SearchMode, SearchUserPlaybooksRequest, Status } from "@als/contract";
+import { agentPlaybooks, userPlaybooks, type AgentPlaybookRecord, type PlaybookSearch, type Scope, type UserPlaybookRecord } from "@als/db";
+import type { CoreDeps } from "../deps.ts";
+import { planQuery } from "../search/query-plan.ts";
+import { playbookFilters } from "./read-playbooks.ts";
+
+/** Without a status filter, searches leave out ARCHIVED (superseded) playbooks. */
+export const DEFAULT_SEARCH_STATUSES: Status[] = ["CURRENT", "PENDING"];
+
+interface SearchOptions {
+  query?: string | undefined;
+  top_k: number;
+  threshold?: number | undefined;
+  enable_reformulation: boolean;
+  search_mode?: SearchMode | undefined;
+}
+
+/**
+ * Ranks by meaning (vector), words (fts) or both fused by reciprocal rank (hybrid, the default);
+ * without a query, the newest playbooks passing the filters.
+ */
+async function rankOrList<R>(
+  deps: CoreDeps,
+  request: SearchOptions,
+  rank: (search: PlaybookSearch) => Promise<R[]>,
+  newest: (limit: number) => Promise<R[]>,
+): Promise<R[]> {
+  const query = request.query?.trim() ?? "";
+  if (query === "") return newest(request.top_k);
+  const plan = await planQuery(deps, { ...request, query });
+  return rank({ ...plan, topK: request.top_k });
+}
+
+/** Searches user playbooks of the project, or of one user when user_id is given. */
+export function searchUserPlaybooks(deps: CoreDeps, scope: Scope, request: SearchUserPlaybooksRequest): Promise<UserPlaybookRecord[]> {
+  const filters = {
+    ...playbookFilters(request),
+    statuses: request.status_filter ?? DEFAULT_SEARCH_STATUSES,
+    ...(request.user_id && { userId: request.user_id }),
+    ...(request.source && { source: request.source }),
+  };
+  return rankOrList(
+    deps,
+    request,
+    (search) => userPlaybooks.searchUserPlaybooks(deps.db, scope, filters, search),
+    (limit) => userPlaybooks.listUserPlaybooks(deps.db, scope, filters, limit),
+  );
+}
+
+/**
+ * Searches the project's agent playbooks. user_id only identifies the caller (for retrieval
+ * experiments); source matches through the linked source user playbooks.
+ */
+export function searchAgentPlaybooks(deps: CoreDeps, scope: Scope, request: SearchAgentPlaybooksRequest): Promise<AgentPlaybookRecord[]> {
+  const filters = {
+    ...playbookFilters(request),
+    statuses: request.status_filter ?? DEFAULT_SEARCH_STATUSES,
+    ...(request.playbook_status_filter && { playbookStatuses: request.playbook_status_filter }),
+    ...(request.source && { sourceOfLinkedUserPlaybook: request.source }),
+  };
+  return rankOrList(
+    deps,
+    request,
+    (search) => agentPlaybooks.searchAgentPlaybooks(deps.db, scope, filters, search),
+    (limit) => agentPlaybooks.listAgentPlaybooks(deps.db, scope, filters, limit),
+  );
+}
