@@ -10,7 +10,7 @@ import type { Logger } from "./logger.ts";
 export async function composeService(settings: Settings, log: Logger) {
   const embedder = await createEmbedder(settings.embedding);
   const db = await openDatabase(settings.storage);
-  const deps: CoreDeps = { db, embedder, now: systemClock };
+  const deps: CoreDeps = { db, embedder, now: systemClock, search: settings.search };
   const mode = settings.storage.kind === "postgres" ? ("full" as const) : ("embedded" as const);
   // Full mode leaves long-running work to the Temporal worker; embedded mode runs it in process.
   const reconciler =

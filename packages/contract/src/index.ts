@@ -2,3 +2,4 @@ export * from "./common.ts";
 export * from "./errors.ts";
 export * from "./profiles.ts";
 export * from "./playbooks.ts";
+export * from "./search.ts";

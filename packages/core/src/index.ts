@@ -16,3 +16,5 @@ export * from "./playbooks/search-playbooks.ts";
 export * from "./playbooks/update-playbooks.ts";
 export * from "./playbooks/delete-playbooks.ts";
 export { toAgentPlaybook, toUserPlaybook } from "./playbooks/playbook-view.ts";
+export * from "./search/unified-search.ts";
+export * from "./search/exposure-receipts.ts";

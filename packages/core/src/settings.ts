@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SearchSettings } from "./deps.ts";
 
 const optionalText = z
   .string()
@@ -22,7 +23,14 @@ const Environment = z.object({
   TEMPORAL_NAMESPACE: z.string().default("default"),
   TEMPORAL_TASK_QUEUE: z.string().default("agent-learning"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Operator switch: false lifts the five-second deadline of POST /api/search. */
+  SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
+  /** Signs exposure receipts; unset, the database holds one made on first use, shared by every process. */
+  EXPOSURE_RECEIPT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
+
+/** The contract's deadline of POST /api/search. */
+export const SEARCH_DEADLINE_MS = 5000;
 
 /** The database column is vector(384): every embedder must produce that many dimensions. */
 export const EMBEDDING_DIMENSIONS = 384;
@@ -63,5 +71,9 @@ export function loadSettings(env: Record<string, string | undefined>) {
       ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE }
       : undefined,
     logLevel: e.LOG_LEVEL,
+    search: {
+      deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,
+      ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),
+    } satisfies SearchSettings,
   };
 }

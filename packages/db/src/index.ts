@@ -11,3 +11,6 @@ export * as agentPlaybooks from "./queries/agent-playbooks.ts";
 export type { UserPlaybookRecord } from "./queries/user-playbooks.ts";
 export type { AgentPlaybookRecord } from "./queries/agent-playbooks.ts";
 export type { PlaybookEdit, PlaybookFilters, PlaybookSearch, PlaybookText } from "./queries/playbook-query.ts";
+export * as searchSessions from "./queries/search-sessions.ts";
+export * as serviceSecrets from "./queries/service-secrets.ts";
+export type { ServedItem, ServedKind } from "./queries/search-sessions.ts";

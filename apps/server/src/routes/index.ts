@@ -1,6 +1,7 @@
 import type { Operation } from "../operation.ts";
 import { playbookOperations } from "./playbooks/index.ts";
 import { profileOperations } from "./profiles/index.ts";
+import { searchOperations } from "./search/index.ts";
 
 /** Every operation of the contract this server serves, over REST and tRPC alike. */
-export const operations = [...profileOperations, ...playbookOperations] as Operation[];
+export const operations = [...profileOperations, ...playbookOperations, ...searchOperations] as Operation[];

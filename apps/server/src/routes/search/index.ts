@@ -1,0 +1,3 @@
+import { unifiedSearch } from "./unified-search.ts";
+
+export const searchOperations = [unifiedSearch];

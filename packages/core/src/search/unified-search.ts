@@ -1,0 +1,132 @@
+import type { Embedder } from "@als/ai";
+import { AppError, type UnifiedSearchRequest } from "@als/contract";
+import { searchSessions, type AgentPlaybookRecord, type ProfileRecord, type Scope, type ServedItem, type UserPlaybookRecord } from "@als/db";
+import type { CoreDeps } from "../deps.ts";
+import { searchAgentPlaybooks, searchUserPlaybooks } from "../playbooks/search-playbooks.ts";
+import { searchProfiles } from "../profiles/search-profiles.ts";
+import { SEARCH_DEADLINE_MS } from "../settings.ts";
+import { issueExposureReceipt } from "./exposure-receipts.ts";
+
+export interface UnifiedSearchResult {
+  profiles: ProfileRecord[];
+  userPlaybooks: { record: UserPlaybookRecord; exposureReceipt: string }[];
+  agentPlaybooks: AgentPlaybookRecord[];
+}
+
+/**
+ * Searches profiles, user playbooks and agent playbooks at once, within the search deadline (504
+ * with reason search_deadline and no partial results when it passes; settings can lift it).
+ */
+export async function unifiedSearch(deps: CoreDeps, scope: Scope, request: UnifiedSearchRequest, correlationId: string): Promise<UnifiedSearchResult> {
+  const deadlineMs = deps.search?.deadlineMs === undefined ? SEARCH_DEADLINE_MS : deps.search.deadlineMs;
+  if (deadlineMs === null) return searchAll(deps, scope, request, () => {});
+  const startedAt = performance.now();
+  const timeout = () => new AppError("search_deadline", "Request timeout", { reason: "search_deadline", correlation_id: correlationId });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeout()), deadlineMs);
+  });
+  // Checked again before the session's served state changes: a search past its deadline leaves none.
+  const checkDeadline = () => {
+    if (performance.now() - startedAt >= deadlineMs) throw timeout();
+  };
+  try {
+    return await Promise.race([searchAll(deps, scope, request, checkDeadline), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchRequest, checkDeadline: () => void): Promise<UnifiedSearchResult> {
+  const wanted = new Set(request.entity_types);
+  const sessionId = request.session_id || undefined;
+  const served = sessionId ? await searchSessions.findServed(deps.db, scope, sessionId) : new Set<string>();
+  const notServed = (item: ServedItem) => !served.has(searchSessions.servedKey(item));
+  // Asks for enough that top_k remain once what the session was served already is dropped.
+  const depth = (kind: ServedItem["kind"]) => request.top_k + [...served].filter((key) => key.startsWith(`${kind}:`)).length;
+
+  const shared = { ...deps, embedder: embeddingOnce(deps.embedder) };
+  const common = {
+    query: request.query,
+    threshold: request.threshold,
+    enable_reformulation: request.enable_reformulation,
+    search_mode: request.search_mode,
+    tags: request.tags,
+    source: request.source ?? undefined,
+  };
+  const playbookCommon = { ...common, agent_version: request.agent_version, playbook_name: request.playbook_name };
+  // Profiles belong to one user: without user_id there is nobody whose profiles to search.
+  const [foundProfiles, foundUserPlaybooks, foundAgentPlaybooks] = await Promise.all([
+    wanted.has("profiles") && request.user_id
+      ? searchProfiles(shared, scope, { ...common, user_id: request.user_id, top_k: depth("profile") })
+      : [],
+    wanted.has("user_playbooks")
+      ? searchUserPlaybooks(shared, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") })
+      : [],
+    wanted.has("agent_playbooks")
+      ? searchAgentPlaybooks(shared, scope, {
+          ...playbookCommon,
+          playbook_status_filter: request.agent_playbook_status_filter,
+          top_k: depth("agent_playbook"),
+        })
+      : [],
+  ]);
+
+  let profiles = foundProfiles.filter((p) => notServed({ kind: "profile", id: p.profile_id })).slice(0, request.top_k);
+  let agentPlaybooks = foundAgentPlaybooks
+    .filter((p) => notServed({ kind: "agent_playbook", id: String(p.agent_playbook_id) }))
+    .slice(0, request.top_k);
+  // A returned agent playbook already represents the user playbooks it was made from; they are
+  // left out and not replaced, so fewer than top_k user playbooks may come back.
+  const represented = new Set(agentPlaybooks.flatMap((p) => p.source_user_playbook_ids));
+  let userPlaybooks = foundUserPlaybooks
+    .filter((p) => notServed({ kind: "user_playbook", id: String(p.user_playbook_id) }))
+    .slice(0, request.top_k)
+    .filter((p) => !represented.has(p.user_playbook_id));
+
+  checkDeadline();
+  if (sessionId) {
+    const claimed = await searchSessions.claimServed(deps.db, scope, {
+      sessionId,
+      interactionId: request.interaction_id,
+      servedAt: deps.now(),
+      items: [
+        ...profiles.map((p): ServedItem => ({ kind: "profile", id: p.profile_id })),
+        ...userPlaybooks.map((p): ServedItem => ({ kind: "user_playbook", id: String(p.user_playbook_id) })),
+        ...agentPlaybooks.map((p): ServedItem => ({ kind: "agent_playbook", id: String(p.agent_playbook_id) })),
+      ],
+    });
+    // A concurrent search of the session claimed these first and serves them.
+    const mine = (item: ServedItem) => claimed.has(searchSessions.servedKey(item));
+    profiles = profiles.filter((p) => mine({ kind: "profile", id: p.profile_id }));
+    userPlaybooks = userPlaybooks.filter((p) => mine({ kind: "user_playbook", id: String(p.user_playbook_id) }));
+    agentPlaybooks = agentPlaybooks.filter((p) => mine({ kind: "agent_playbook", id: String(p.agent_playbook_id) }));
+  }
+  const receipts = await Promise.all(
+    userPlaybooks.map((p) => issueExposureReceipt(deps, scope, { session_id: sessionId, user_playbook_id: p.user_playbook_id })),
+  );
+  return {
+    profiles,
+    userPlaybooks: userPlaybooks.map((record, index) => ({ record, exposureReceipt: receipts[index]! })),
+    agentPlaybooks,
+  };
+}
+
+/** The embedder, embedding each query text at most once however many searches ask for it. */
+function embeddingOnce(embedder: Embedder): Embedder {
+  const vectors = new Map<string, Promise<number[]>>();
+  return {
+    modelId: embedder.modelId,
+    dimensions: embedder.dimensions,
+    embedDocuments: (texts) => embedder.embedDocuments(texts),
+    embedQuery(text) {
+      let vector = vectors.get(text);
+      if (!vector) {
+        vector = embedder.embedQuery(text);
+        vectors.set(text, vector);
+      }
+      return vector;
+    },
+    close: () => embedder.close(),
+  };
+}
