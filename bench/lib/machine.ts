@@ -1,0 +1,43 @@
+import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, release, totalmem, type } from "node:os";
+import { dirname, join } from "node:path";
+import type { Database } from "@als/db";
+
+/** The installed version of a package as `fromDir` would resolve it, or "?" . */
+export function packageVersion(name: string, fromDir: string): string {
+  try {
+    let dir = dirname(Bun.resolveSync(name, fromDir));
+    while (dir !== dirname(dir)) {
+      const manifest = join(dir, "package.json");
+      if (existsSync(manifest)) {
+        const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; version?: string };
+        if (parsed.name === name) return parsed.version ?? "?";
+      }
+      dir = dirname(dir);
+    }
+  } catch {}
+  return "?";
+}
+
+export function hostFacts(): string[] {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  return [
+    `machine: ${availableParallelism()} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${type()} ${release()}`,
+    `runtime: Bun ${Bun.version} (${Bun.revision.slice(0, 9)})`,
+  ];
+}
+
+export const loadAverage = (): string => loadavg().map((x) => x.toFixed(2)).join(" / ");
+
+/** Server version and pgvector version of an open database, plus the settings that matter here. */
+export async function databaseFacts(db: Database): Promise<string> {
+  const [row] = await db.query<{ version: string; vector: string | null; shared_buffers: string; work_mem: string; iterative: string; ef: string; parallel: string }>(
+    `SELECT current_setting('server_version') AS version,
+       (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector,
+       current_setting('shared_buffers') AS shared_buffers, current_setting('work_mem') AS work_mem,
+       current_setting('hnsw.iterative_scan') AS iterative, current_setting('hnsw.ef_search') AS ef,
+       current_setting('max_parallel_maintenance_workers') AS parallel`,
+  );
+  if (!row) return "?";
+  return `PostgreSQL ${row.version}, pgvector ${row.vector ?? "none"}, shared_buffers ${row.shared_buffers}, work_mem ${row.work_mem}, hnsw.iterative_scan ${row.iterative}, hnsw.ef_search ${row.ef}, max_parallel_maintenance_workers ${row.parallel} (index builds)`;
+}
