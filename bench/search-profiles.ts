@@ -320,7 +320,7 @@ function report(input: {
         : `${vectors.embedded} embedded this run in ${seconds(vectors.embedMillis)} (${(vectors.embedded / (vectors.embedMillis / 1000)).toFixed(0)} texts/s), the rest read from ${vectors.path.replace(`${ROOT}/`, "")}`
     }.`,
     "Bulk load: profiles_embedding_hnsw and profiles_search_text_gin dropped, rows inserted 2000 per statement (unnest of arrays, embedding as text ::vector), " +
-      "both indexes recreated from their catalog definitions with maintenance_work_mem 1GB, then VACUUM ANALYZE. A database seeded by an earlier run from the same corpus, shape and migrations is reused.",
+      "both indexes recreated from their catalog definitions with maintenance_work_mem 1GB, then VACUUM ANALYZE. A database seeded by an earlier run from the same corpus, size, shape and profiles table definition is reused.",
     "",
   );
   out.push(
@@ -353,7 +353,7 @@ function report(input: {
       "### Planner paths (EXPLAIN ANALYZE, one search per dataset, search and probe)",
       "",
       `Probes: "typical" = "${explains.find((e) => e.probe === "typical")?.probeText ?? "?"}" (the first query of the warmed pool), ` +
-        `"off-topic" = "${OFF_TOPIC_QUERY}" (no profile is about it). The user is the first one the timed rows asked. ` +
+        `"off-topic" = "${OFF_TOPIC_QUERY}" (no profile is about it). The user is the dataset's first (bench-user-000000, or the only one). ` +
         "Scans are those of the relaxed_order run (the drivers' setting); the last two columns run the same statement with hnsw.iterative_scan " +
         "relaxed_order and off (SET LOCAL): execution time, rows of the fused list, and per arm its time, the rows its table scans returned " +
         "(\"filtered out\": read and then dropped by user, status, expiry or similarity threshold) → the rows it fed into the fusion (at most top_k × 4).",
