@@ -27,7 +27,8 @@ async function waitForHealth(url: string, deadlineMs: number): Promise<Response>
 describe("the server process", () => {
   test("starts in embedded mode with no configuration but a port, and serves real HTTP", async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
-    const server = startServer({ PORT: String(port), DATA_DIR: dataDir });
+    // A data directory that does not exist yet, as on a fresh checkout.
+    const server = startServer({ PORT: String(port), DATA_DIR: join(dataDir, "fresh", "nested") });
     try {
       const url = `http://127.0.0.1:${port}`;
       const health = await waitForHealth(url, 30_000);

@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import { PGlite, types } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { StorageUnavailableError, type Database, type Sql } from "../driver.ts";
@@ -8,6 +9,8 @@ export interface PgliteOptions {
 }
 
 export async function openPglite(options: PgliteOptions): Promise<Database> {
+  // PGlite creates its own directory but not the parents (./.data on a fresh checkout).
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const db = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     extensions: { vector },
