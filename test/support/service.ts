@@ -1,4 +1,5 @@
-import type { CoreDeps } from "@als/core";
+import type { Llm } from "@als/ai";
+import { Reconciler, type CoreDeps } from "@als/core";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { createLogger } from "../../apps/server/src/logger.ts";
 import { freshDatabase, testMode } from "./database.ts";
@@ -9,15 +10,31 @@ export interface TestResponse<T = any> {
   body: T;
 }
 
+export interface TestServiceOptions {
+  /** The LLM provider (a real provider client pointed at a deterministic server); unset: none configured. */
+  llm?: Llm;
+}
+
 /**
  * The real server application over a fresh database and the real embedding model, called through
- * `app.handle` with real Request objects. `clock` moves the service's notion of now.
+ * `app.handle` with real Request objects. `clock` moves the service's notion of now. Learning runs
+ * on the in-process reconciler in both modes (the Temporal workflows are tested by the worker's
+ * suite); `learningIdle()` waits until it has nothing left to do.
  */
-export async function startTestService() {
-  const { db, drop } = await freshDatabase();
+export async function startTestService(options: TestServiceOptions = {}) {
+  const { db, storage, drop } = await freshDatabase();
   const clock = { now: Math.floor(Date.now() / 1000) };
-  const deps: CoreDeps = { db, embedder: await sharedEmbedder(), now: () => clock.now };
+  const deps: CoreDeps = { db, embedder: await sharedEmbedder(), now: () => clock.now, storage, ...(options.llm && { llm: options.llm }) };
+  const reconcilerErrors: unknown[] = [];
+  const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
+  deps.scheduleLearning = (scope, userId) => reconciler.wakeUser(scope, userId);
   const app = buildApp({ deps, log: createLogger("error"), mode: testMode });
+
+  /** Waits for the reconciler to finish what is due; fails when one of its passes failed. */
+  async function learningIdle(): Promise<void> {
+    await reconciler.idle();
+    if (reconcilerErrors.length > 0) throw reconcilerErrors.shift();
+  }
 
   async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse<T>> {
     const init: RequestInit = { method, headers: { ...headers } };
@@ -30,7 +47,13 @@ export async function startTestService() {
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  return { app, deps, db, clock, call, close: drop };
+  async function close(): Promise<void> {
+    reconciler.stop();
+    await reconciler.idle();
+    await drop();
+  }
+
+  return { app, deps, db, clock, call, reconciler, learningIdle, close };
 }
 
 export type TestService = Awaited<ReturnType<typeof startTestService>>;

@@ -1,4 +1,4 @@
-import type { ReembedProgress } from "@als/core";
+import type { LearningStepOutcome, ReembedProgress } from "@als/core";
 
 export interface ReembedProfilesStepInput {
   orgId: string;
@@ -12,6 +12,13 @@ export interface ReembedProfilesStepInput {
  * The activities workflows may call, implemented by apps/worker. Workflow code imports these types
  * only: activity code runs outside the deterministic sandbox.
  */
+export interface LearningStepInput {
+  orgId: string;
+  projectId: string;
+  userId: string;
+}
+
 export interface Activities {
   reembedProfilesStep(input: ReembedProfilesStepInput): Promise<ReembedProgress>;
+  learningStep(input: LearningStepInput): Promise<LearningStepOutcome>;
 }

@@ -6,3 +6,8 @@
 export function reembedProfilesWorkflowId(job: { orgId: string; projectId: string; modelId: string }): string {
   return `reembed-profiles:${job.orgId}:${job.projectId}:${job.modelId}`;
 }
+
+/** One learning run per user: every publish of the user signals it. */
+export function learnUserWorkflowId(user: { orgId: string; projectId: string; userId: string }): string {
+  return `learn:${user.orgId}:${user.projectId}:${user.userId}`;
+}

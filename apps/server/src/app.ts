@@ -5,7 +5,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import type { RequestContext } from "./context.ts";
 import { errorResponse, toAppError } from "./http/error-response.ts";
-import { readJsonBody, readQuery } from "./http/read-input.ts";
+import { readJsonBody, readQuery, withQueryFields } from "./http/read-input.ts";
 import { parseInput } from "./http/validation.ts";
 import type { Logger } from "./logger.ts";
 import { buildOpenApi, DOCS_PAGE } from "./openapi.ts";
@@ -36,7 +36,7 @@ export function buildApp({ deps, log, mode }: AppOptions) {
       const input =
         operation.method === "GET"
           ? parseInput(operation.input, readQuery(new URL(request.url)), "query")
-          : parseInput(operation.input, await readJsonBody(request), "body");
+          : parseInput(operation.input, withQueryFields(operation, request, await readJsonBody(request)), "body");
       return Response.json(await operation.handle(ctx, input));
     } catch (error) {
       return errorResponse(toAppError(error, ctx.correlationId, log));

@@ -1,6 +1,8 @@
-import { createEmbedder } from "@als/ai";
+import { createEmbedder, createLlm } from "@als/ai";
 import { Reconciler, systemClock, type CoreDeps, type Settings } from "@als/core";
 import { openDatabase } from "@als/db";
+import { signalLearnUser } from "@als/workflows/signal-learn-user";
+import { Client, Connection } from "@temporalio/client";
 import type { Logger } from "./logger.ts";
 
 /**
@@ -10,18 +12,44 @@ import type { Logger } from "./logger.ts";
 export async function composeService(settings: Settings, log: Logger) {
   const embedder = await createEmbedder(settings.embedding);
   const db = await openDatabase(settings.storage);
-  const deps: CoreDeps = { db, embedder, now: systemClock, search: settings.search };
+  const deps: CoreDeps = {
+    db,
+    embedder,
+    now: systemClock,
+    search: settings.search,
+    storage: settings.storage,
+    ...(settings.llm && { llm: createLlm(settings.llm) }),
+  };
   const mode = settings.storage.kind === "postgres" ? ("full" as const) : ("embedded" as const);
   // Full mode leaves long-running work to the Temporal worker; embedded mode runs it in process.
-  const reconciler =
-    settings.temporal === undefined ? new Reconciler(deps, (error: unknown) => log.error("reconciler pass failed", { error: String(error) })) : undefined;
-  reconciler?.poke();
+  let reconciler: Reconciler | undefined;
+  let connection: Connection | undefined;
+  if (settings.temporal === undefined) {
+    const running = new Reconciler(deps, (error: unknown) => log.error("reconciler pass failed", { error: String(error) }));
+    deps.scheduleLearning = (scope, userId) => running.wakeUser(scope, userId);
+    running.poke();
+    reconciler = running;
+  } else {
+    const { address, namespace, taskQueue } = settings.temporal;
+    connection = await Connection.connect({ address });
+    const client = new Client({ connection, namespace });
+    deps.scheduleLearning = async (scope, userId) => {
+      // The publish is committed either way; a worker starting up signals every user left pending.
+      try {
+        await signalLearnUser(client, taskQueue, scope, userId);
+      } catch (error) {
+        log.error("could not signal the learning workflow", { userId, error: String(error) });
+      }
+    };
+  }
   return {
     deps,
     mode,
     reconciler,
     async close() {
+      reconciler?.stop();
       await reconciler?.idle();
+      await connection?.close();
       await db.close();
       await embedder.close();
     },

@@ -15,6 +15,8 @@ export interface Operation<In extends z.ZodType = z.ZodType, Out extends z.ZodTy
   path: string;
   summary: string;
   input: In;
+  /** Input fields a REST client of a body-carrying method may send in the query string instead. */
+  queryFields?: string[];
   output: Out;
   handle(ctx: RequestContext, input: z.output<In>): Promise<z.input<Out>>;
 }

@@ -1,6 +1,9 @@
-import { reembedProfilesStep, type CoreDeps } from "@als/core";
+import { reembedProfilesStep, runLearningStep, type CoreDeps } from "@als/core";
 import type { Activities } from "@als/workflows/activities";
-import { ApplicationFailure } from "@temporalio/activity";
+import { learnUserWorkflowId } from "@als/workflows/workflow-ids";
+import { ApplicationFailure, Context } from "@temporalio/activity";
+
+const HEARTBEAT_MS = 5_000;
 
 /** The activities of this worker process: thin calls of domain steps over deps composed once. */
 export function createActivities(deps: CoreDeps): Activities {
@@ -12,6 +15,19 @@ export function createActivities(deps: CoreDeps): Activities {
         throw ApplicationFailure.retryable(`this worker embeds with ${deps.embedder.modelId}, not ${modelId}`, "EmbeddingModelMismatch");
       }
       return reembedProfilesStep(deps, { orgId, projectId }, batchSize);
+    },
+
+    async learningStep({ orgId, projectId, userId }) {
+      // Heartbeats while the LLM works, so a worker that dies mid-window is noticed in seconds. The
+      // lease token is the workflow id: a retry of this step (on any worker) takes the lease over at
+      // once, and the cursor's compare-and-set still lets only one attempt commit the window.
+      const context = Context.current();
+      const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+      try {
+        return await runLearningStep(deps, { orgId, projectId }, userId, learnUserWorkflowId({ orgId, projectId, userId }));
+      } finally {
+        clearInterval(heartbeat);
+      }
     },
   };
 }

@@ -1,10 +1,11 @@
 import { fileURLToPath } from "node:url";
-import { createEmbedder } from "@als/ai";
+import { createEmbedder, createLlm } from "@als/ai";
 import { systemClock, type CoreDeps, type Settings } from "@als/core";
 import { openDatabase } from "@als/db";
 import { Client } from "@temporalio/client";
 import { NativeConnection, Worker, type Logger } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
+import { schedulePendingLearning } from "./schedule-pending-learning.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
@@ -19,7 +20,8 @@ export interface RunningWorker {
 
 /**
  * The worker's composition root: builds the domain dependencies once, registers the workflows and
- * activities on the task queue, then schedules the re-embedding the current model calls for.
+ * activities on the task queue, then schedules the re-embedding the current model calls for and the
+ * learning that publishes left pending.
  */
 export async function startWorker(settings: Settings, log: Logger): Promise<RunningWorker> {
   const { storage, temporal } = settings;
@@ -28,7 +30,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   }
   const embedder = await createEmbedder(settings.embedding);
   const db = await openDatabase(storage);
-  const deps: CoreDeps = { db, embedder, now: systemClock };
+  const deps: CoreDeps = { db, embedder, now: systemClock, ...(settings.llm && { llm: createLlm(settings.llm) }) };
   const connection = await NativeConnection.connect({ address: temporal.address });
   const worker = await Worker.create({
     connection,
@@ -46,6 +48,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   try {
     const started = await scheduleStaleReembeds(client, deps, temporal.taskQueue);
     log.info("re-embedding scheduled", { modelId: embedder.modelId, started });
+    log.info("learning scheduled", { users: await schedulePendingLearning(client, deps, temporal.taskQueue) });
   } catch (error) {
     worker.shutdown();
     await finished;

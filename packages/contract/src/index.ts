@@ -3,3 +3,6 @@ export * from "./errors.ts";
 export * from "./profiles.ts";
 export * from "./playbooks.ts";
 export * from "./search.ts";
+export * from "./interactions.ts";
+export * from "./config.ts";
+export * from "./learning.ts";

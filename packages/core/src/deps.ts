@@ -1,5 +1,5 @@
-import type { Embedder } from "@als/ai";
-import type { Database } from "@als/db";
+import type { Embedder, Llm } from "@als/ai";
+import type { Database, Scope, StorageOptions } from "@als/db";
 
 /** What domain functions need from the process; built once by each composition root. */
 export interface CoreDeps {
@@ -9,6 +9,19 @@ export interface CoreDeps {
   now: () => number;
   /** Unset: the defaults of SearchSettings. */
   search?: SearchSettings;
+  /** The storage settings the database was opened with (whoami, my_config); unset: not reported. */
+  storage?: StorageOptions;
+  /** Unset: no LLM provider is configured; publishing works, learning reports what to configure. */
+  llm?: Llm;
+  /** Tells the orchestrator that a user's interaction stream moved (the reconciler, or a Temporal signal). */
+  scheduleLearning?: (scope: Scope, userId: string) => Promise<void> | void;
+  /** Unset: the defaults of LearningSettings. */
+  learning?: LearningSettings;
+}
+
+export interface LearningSettings {
+  /** A short window runs once its session has been quiet this long. Default six hours. */
+  sessionInactivitySeconds?: number;
 }
 
 export interface SearchSettings {

@@ -1,21 +1,52 @@
-import { profiles } from "@als/db";
+import { learning, profiles, type Scope } from "@als/db";
 import type { CoreDeps } from "./deps.ts";
+import { runLearningStep } from "./learning/learning-step.ts";
 import { reembedProfilesStep } from "./profiles/reembed-profiles.ts";
 
 const REEMBED_BATCH = 256;
+/** Users learned from at once: each mostly waits on the LLM, so a few overlap well on two cores. */
+const LEARNING_CONCURRENCY = 4;
+/** How soon a user whose lease another step held is tried again. */
+const BUSY_RETRY_SECONDS = 5;
+/** How often sleeping users are checked against the clock. */
+const WAKE_CHECK_MS = 30_000;
+
+type UserKey = string;
+const keyOf = (scope: Scope, userId: string): UserKey => JSON.stringify([scope.orgId, scope.projectId, userId]);
+const parseKey = (key: UserKey) => {
+  const [orgId, projectId, userId] = JSON.parse(key) as [string, string, string];
+  return { scope: { orgId, projectId }, userId };
+};
 
 /**
  * The embedded mode's orchestrator: it calls the same idempotent steps that Temporal workflows call
- * as activities in full mode, in this process, one pass at a time.
+ * as activities in full mode, in this process. Its first pass re-embeds stale profiles and picks up
+ * every user with interactions not yet learned from (so a restart loses nothing); after that,
+ * `wakeUser` queues a user whose stream moved, and sleeping users (a short window waiting for its
+ * inactivity deadline, a retry's backoff) are woken when their time comes.
  */
 export class Reconciler {
   private pass: Promise<void> | undefined;
   private again = false;
+  private recovered = false;
+  private readonly due = new Set<UserKey>();
+  private readonly sleeping = new Map<UserKey, number>();
+  private readonly timer: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly deps: CoreDeps,
     private readonly onError: (error: unknown) => void,
-  ) {}
+  ) {
+    this.timer = setInterval(() => this.poke(), WAKE_CHECK_MS);
+    this.timer.unref?.();
+  }
+
+  /** Queues learning for a user whose interaction stream moved. */
+  wakeUser(scope: Scope, userId: string): void {
+    this.due.add(keyOf(scope, userId));
+    this.sleeping.delete(keyOf(scope, userId));
+    this.poke();
+  }
 
   /** Starts a pass, or asks the running pass to run once more when it ends. */
   poke(): void {
@@ -32,20 +63,67 @@ export class Reconciler {
     });
   }
 
-  /** Resolves when no pass is running (tests, shutdown). */
+  /** Resolves when no pass is running and no user is queued (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.pass) await this.pass;
   }
 
+  /** Stops the wake-up timer; a running pass still finishes (await idle()). */
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
   private async run(): Promise<void> {
     try {
-      for (const scope of await profiles.findScopesWithStaleEmbeddings(this.deps.db, this.deps.embedder.modelId)) {
-        let progress;
-        do progress = await reembedProfilesStep(this.deps, scope, REEMBED_BATCH);
-        while (progress.remaining > 0 && progress.reembedded > 0);
+      if (!this.recovered) {
+        // The embedded database belongs to this one process: a lease still held was held by this
+        // process before it crashed, and its window is taken up again from the start.
+        await learning.releaseAllUserLeases(this.deps.db);
+        await this.reembedStaleProfiles();
+        for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
+        this.recovered = true;
       }
+      const now = this.deps.now();
+      for (const [key, until] of this.sleeping) {
+        if (until <= now) {
+          this.sleeping.delete(key);
+          this.due.add(key);
+        }
+      }
+      await Promise.all(Array.from({ length: LEARNING_CONCURRENCY }, () => this.drainDueUsers()));
     } catch (error) {
       this.onError(error);
+    }
+  }
+
+  private async drainDueUsers(): Promise<void> {
+    for (let key = this.takeDue(); key !== undefined; key = this.takeDue()) {
+      const { scope, userId } = parseKey(key);
+      try {
+        let outcome;
+        do outcome = await runLearningStep(this.deps, scope, userId);
+        while (outcome.next === "again");
+        if (outcome.next === "sleep") this.sleeping.set(key, outcome.until);
+        if (outcome.next === "busy") this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
+      } catch (error) {
+        // Storage trouble: keep the user and try on a later pass.
+        this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
+        this.onError(error);
+      }
+    }
+  }
+
+  private takeDue(): UserKey | undefined {
+    const [next] = this.due;
+    if (next !== undefined) this.due.delete(next);
+    return next;
+  }
+
+  private async reembedStaleProfiles(): Promise<void> {
+    for (const scope of await profiles.findScopesWithStaleEmbeddings(this.deps.db, this.deps.embedder.modelId)) {
+      let progress;
+      do progress = await reembedProfilesStep(this.deps, scope, REEMBED_BATCH);
+      while (progress.remaining > 0 && progress.reembedded > 0);
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { LlmSettings } from "@als/ai";
 import { z } from "zod";
 import type { SearchSettings } from "./deps.ts";
 
@@ -23,6 +24,11 @@ const Environment = z.object({
   TEMPORAL_NAMESPACE: z.string().default("default"),
   TEMPORAL_TASK_QUEUE: z.string().default("agent-learning"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Unset: no LLM provider; publishing works, learning reports what to configure. */
+  LLM_PROVIDER: z.enum(["openai", "anthropic", "openai-compatible"]).optional(),
+  LLM_MODEL: optionalText,
+  LLM_BASE_URL: optionalText,
+  LLM_API_KEY: optionalText,
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
   /** Signs exposure receipts; unset, the database holds one made on first use, shared by every process. */
@@ -52,6 +58,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
     throw new Error("invalid configuration: EMBEDDING_PROVIDER=openai needs EMBEDDING_BASE_URL and EMBEDDING_MODEL");
   }
   return {
+    llm: llmSettings(e),
     host: e.HOST,
     port: e.PORT,
     storage: e.DATABASE_URL
@@ -76,4 +83,17 @@ export function loadSettings(env: Record<string, string | undefined>) {
       ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),
     } satisfies SearchSettings,
   };
+}
+
+const DEFAULT_LLM_MODELS = { openai: "gpt-4o-mini", anthropic: "claude-3-5-haiku-latest" } as const;
+
+function llmSettings(e: z.infer<typeof Environment>): LlmSettings | undefined {
+  const kind = e.LLM_PROVIDER;
+  if (kind === undefined) return undefined;
+  if (kind !== "openai-compatible" && !e.LLM_API_KEY) throw new Error(`invalid configuration: LLM_PROVIDER=${kind} needs LLM_API_KEY`);
+  if (kind === "openai-compatible" && (!e.LLM_BASE_URL || !e.LLM_MODEL)) {
+    throw new Error("invalid configuration: LLM_PROVIDER=openai-compatible needs LLM_BASE_URL and LLM_MODEL");
+  }
+  const model = e.LLM_MODEL ?? DEFAULT_LLM_MODELS[kind as keyof typeof DEFAULT_LLM_MODELS];
+  return { kind, model, ...(e.LLM_BASE_URL && { baseUrl: e.LLM_BASE_URL }), ...(e.LLM_API_KEY && { apiKey: e.LLM_API_KEY }) };
 }

@@ -14,3 +14,10 @@ export type { PlaybookEdit, PlaybookFilters, PlaybookSearch, PlaybookText } from
 export * as searchSessions from "./queries/search-sessions.ts";
 export * as serviceSecrets from "./queries/service-secrets.ts";
 export type { ServedItem, ServedKind } from "./queries/search-sessions.ts";
+export * as interactions from "./queries/interactions.ts";
+export * as requests from "./queries/requests.ts";
+export * as learning from "./queries/learning.ts";
+export type { InteractionRecord, InteractionInsert } from "./queries/interactions.ts";
+export type { DeletedRequests, RequestRecord } from "./queries/requests.ts";
+export type { CursorRecord, Extractor, PendingSummary, StallRecord, LlmUsageRow } from "./queries/learning.ts";
+export * as projectConfig from "./queries/project-config.ts";

@@ -20,3 +20,11 @@ export function readQuery(url: URL): Record<string, string | string[]> {
   }
   return query;
 }
+
+/** The body with the operation's query-string fields added (`?wait_for_response=true`); the body wins. */
+export function withQueryFields(operation: { queryFields?: string[] }, request: Request, body: unknown): unknown {
+  if (!operation.queryFields || typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const query = readQuery(new URL(request.url));
+  const fromQuery = Object.fromEntries(operation.queryFields.flatMap((field) => (query[field] === undefined ? [] : [[field, query[field]]])));
+  return { ...fromQuery, ...body };
+}

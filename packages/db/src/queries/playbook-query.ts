@@ -88,13 +88,19 @@ export function playbookQueries<R, F>(table: PlaybookTable<F>) {
     return found;
   }
 
-  /** Vector, full-text or hybrid (RRF) search over the rows passing the filters, best first. */
-  function search(sql: Sql, scope: Scope, filters: F, query: PlaybookSearch): Promise<R[]> {
+  /**
+   * Vector, full-text or hybrid (RRF) search over the rows passing the filters, best first, each with
+   * its cosine similarity to the query vector (null when only the text arm found it).
+   */
+  function search(sql: Sql, scope: Scope, filters: F, query: PlaybookSearch): Promise<(R & { similarity: number | null })[]> {
     const params = new Params();
     const ranked = rankedQuerySql({ table: name, idColumn, where: table.filterSql(scope, filters, params), params }, query);
     // `ranked` adds only id, score and similarity, so the row's columns need no qualifying.
     const id = `${name}.${idColumn}`;
-    return sql.query<R>(`SELECT ${columns} FROM (${ranked}) ranked JOIN ${name} ON ${id} = ranked.id ORDER BY ranked.score DESC, ${id}`, params.values);
+    return sql.query(
+      `SELECT ${columns}, ranked.similarity FROM (${ranked}) ranked JOIN ${name} ON ${id} = ranked.id ORDER BY ranked.score DESC, ${id}`,
+      params.values,
+    );
   }
 
   /** Applies an edit to one row; nothing comes back when it is gone or its text moved on. */

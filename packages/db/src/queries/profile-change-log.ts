@@ -35,3 +35,8 @@ export async function listProfileChanges(sql: Sql, scope: Scope, options: { user
     [scope.orgId, scope.projectId, options.userId ?? null, options.limit],
   );
 }
+
+/** Removes a user's change history (its snapshots hold the user's profile content). */
+export async function deleteChangesOfUser(sql: Sql, scope: Scope, userId: string): Promise<void> {
+  await sql.query("DELETE FROM profile_change_log WHERE org_id = $1 AND project_id = $2 AND user_id = $3", [scope.orgId, scope.projectId, userId]);
+}

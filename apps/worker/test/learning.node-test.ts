@@ -1,0 +1,153 @@
+// Learning in full mode: publishes signal-with-start a per-user Temporal workflow, whose activities run
+// the learning step on a worker process. Needs TEST_DATABASE_URL and TEMPORAL_ADDRESS (scripts/test).
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { after, before, test } from "node:test";
+import { createEmbedder, type Embedder } from "@als/ai";
+import { learningStatusOf, publishInteractions, systemClock, type CoreDeps } from "@als/core";
+import { learning, openDatabase, profiles, userPlaybooks, type Database, type Scope } from "@als/db";
+import { PublishInteractionRequest } from "@als/contract";
+import { signalLearnUser } from "@als/workflows/signal-learn-user";
+import { Client, Connection } from "@temporalio/client";
+import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
+import { scriptedReply } from "../../../test/support/scripted-llm.ts";
+import { startFakeLlmServer, type FakeLlmRequest, type FakeLlmReply } from "../../../test/support/llm-server.ts";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const MODEL_DIR = `${ROOT}.cache/models/all-MiniLM-L6-v2-int8`;
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set (scripts/test starts the services and sets it)`);
+  return value;
+}
+
+let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+let db: Database;
+let embedder: Embedder;
+let connection: Connection;
+let client: Client;
+let llm: Awaited<ReturnType<typeof startFakeLlmServer>>;
+/** While set, profile extraction requests hang until it resolves: a window caught in the middle. */
+let gate: Promise<void> | undefined;
+const taskQueue = `learning-test-${randomUUID()}`;
+
+before(async () => {
+  database = await createFreshDatabase(requiredEnv("TEST_DATABASE_URL"));
+  db = await openDatabase({ kind: "postgres", url: database.url });
+  embedder = await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
+  connection = await Connection.connect({ address: requiredEnv("TEMPORAL_ADDRESS") });
+  client = new Client({ connection });
+  llm = await startFakeLlmServer(async (request: FakeLlmRequest): Promise<FakeLlmReply> => {
+    if (gate && request.schemaName === "profile_extraction") await gate;
+    return scriptedReply(request);
+  });
+});
+
+after(async () => {
+  await llm?.close();
+  await connection?.close();
+  await embedder?.close();
+  await db?.close();
+  await database?.drop();
+});
+
+/** A worker as its own process, as in production, so a test can kill it outright. */
+function spawnWorker(): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: requiredEnv("TEMPORAL_ADDRESS"),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      EMBEDDING_MODEL_DIR: MODEL_DIR,
+      LLM_PROVIDER: "openai-compatible",
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_MODEL: "scripted-model",
+      LOG_LEVEL: "error",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+}
+
+async function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  const exited = new Promise((resolve) => worker.once("exit", resolve));
+  worker.kill(signal);
+  await exited;
+}
+
+/** Publishes as the API does in full mode: commit, then signal-with-start the user's workflow. */
+async function publish(scope: Scope, body: object): Promise<string> {
+  const deps: CoreDeps = { db, embedder, now: systemClock, scheduleLearning: (s, userId) => signalLearnUser(client, taskQueue, s, userId) };
+  const published = await publishInteractions(deps, scope, PublishInteractionRequest.parse(body));
+  return published.request.request_id;
+}
+
+async function waitUntilDone(scope: Scope, requestId: string, timeoutMs: number): Promise<void> {
+  const deps: CoreDeps = { db, embedder, now: systemClock };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { status, reason } = await learningStatusOf(deps, scope, requestId);
+    if (status === "done") return;
+    if (Date.now() > deadline) assert.fail(`request ${requestId} still ${status}: ${reason}`);
+    await delay(200);
+  }
+}
+
+const newScope = (): Scope => ({ orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
+const conversation = [
+  { role: "User", content: "I am vegan and I have a golden retriever." },
+  { role: "Agent", content: "Try roast chicken.", expert_content: "Try a chickpea curry — fully vegan." },
+];
+
+test("a publish starts the user's learning workflow, and the same conversation again adds nothing", { timeout: 180_000 }, async () => {
+  const scope = newScope();
+  const worker = spawnWorker();
+  try {
+    const first = await publish(scope, { user_id: "ana", session_id: "s", force_extraction: true, interaction_data_list: conversation });
+    await waitUntilDone(scope, first, 120_000);
+    const learned = await profiles.listProfiles(db, scope, { userId: "ana" }, 100);
+    assert.deepEqual(learned.map((p) => p.content).sort(), ["Is vegan", "Owns a golden retriever named Biscuit"]);
+    assert.equal((await userPlaybooks.listUserPlaybooks(db, scope, { userId: "ana" }, 100)).length, 1);
+
+    const again = await publish(scope, { user_id: "ana", session_id: "s2", force_extraction: true, interaction_data_list: conversation });
+    await waitUntilDone(scope, again, 60_000);
+    assert.equal((await profiles.listProfiles(db, scope, { userId: "ana" }, 100)).length, 2);
+    assert.equal((await userPlaybooks.listUserPlaybooks(db, scope, { userId: "ana" }, 100)).length, 1);
+
+    const description = await client.workflow.getHandle(`learn:${scope.orgId}:${scope.projectId}:ana`).describe();
+    assert.equal(description.type, "learnUserWorkflow");
+  } finally {
+    await stopWorker(worker, "SIGTERM");
+  }
+});
+
+test("a window interrupted by killing its worker is completed exactly once by the next worker", { timeout: 240_000 }, async () => {
+  const scope = newScope();
+  let release!: () => void;
+  gate = new Promise((resolve) => {
+    release = resolve;
+  });
+  const first = spawnWorker();
+  const requestId = await publish(scope, { user_id: "bo", session_id: "s", force_extraction: true, interaction_data_list: [{ content: "I am vegan" }] });
+  const extractions = () => llm.requests.filter((r) => r.schemaName === "profile_extraction" && r.user.includes("I am vegan")).length;
+  while (extractions() === 0) await delay(100);
+  await stopWorker(first, "SIGKILL");
+  gate = undefined;
+  release();
+
+  const second = spawnWorker();
+  try {
+    await waitUntilDone(scope, requestId, 180_000);
+    assert.deepEqual((await profiles.listProfiles(db, scope, { userId: "bo" }, 100)).map((p) => p.content), ["Is vegan"]);
+    assert.ok(extractions() >= 2, "the window was extracted again after the kill");
+    const usage = await learning.llmUsageOfRequest(db, scope, requestId);
+    assert.deepEqual(usage.map((u) => u.stage).sort(), ["playbook_extraction", "profile_extraction"], "the window's output was committed once");
+  } finally {
+    await stopWorker(second, "SIGTERM");
+  }
+});

@@ -1,0 +1,20 @@
+import { ProjectConfig } from "@als/contract";
+import { projectConfig, type Scope } from "@als/db";
+import type { CoreDeps } from "../deps.ts";
+import { configCacheOf } from "./config-cache.ts";
+
+export type { ProjectConfig };
+
+/**
+ * The project's configuration, every field at its value or default (a project that never saved one
+ * gets the defaults). Served from this process's cache when it can: callers share the object, so
+ * they must not change it.
+ */
+export function getProjectConfig(deps: CoreDeps, scope: Scope): Promise<ProjectConfig> {
+  return configCacheOf(deps.db).read(scope, deps.now(), async () => parseStoredConfig(await projectConfig.readProjectConfig(deps.db, scope)));
+}
+
+/** A stored configuration with the defaults of fields added since it was written. */
+export function parseStoredConfig(stored: Record<string, unknown> | null): ProjectConfig {
+  return ProjectConfig.parse(stored ?? {});
+}

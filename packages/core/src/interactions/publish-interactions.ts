@@ -1,0 +1,139 @@
+import { AppError, INTERACTION_FIELDS, isEmptyInteraction, PUBLISH_FIELDS, type InteractionItem, type PublishInteractionRequest } from "@als/contract";
+import { interactions, learning, requests, type InteractionInsert, type RequestRecord, type Scope } from "@als/db";
+import { getProjectConfig } from "../config/project-config.ts";
+import type { CoreDeps } from "../deps.ts";
+import { assignExperimentArm } from "../search/experiment-assignment.ts";
+import { exposureReceiptDigest, verifyExposureReceipt } from "../search/exposure-receipts.ts";
+import { embeddingTextOfInteraction } from "./interaction-text.ts";
+
+export interface PublishedRequest {
+  request: RequestRecord;
+  interactionIds: number[];
+  /** Dropped interactions and discarded field names, as the response lists them. */
+  warnings: string[];
+}
+
+/**
+ * Commits a request and its interactions, and their place in the user's interaction stream, in one
+ * transaction; then tells the orchestrator that the user's stream moved. Embeddings are computed
+ * before the transaction, so no lock waits on the model.
+ */
+export async function publishInteractions(deps: CoreDeps, scope: Scope, input: PublishInteractionRequest): Promise<PublishedRequest> {
+  const warnings = unknownFieldWarnings(input);
+  const kept: InteractionItem[] = [];
+  input.interaction_data_list.forEach((item, index) => {
+    if (isEmptyInteraction(item)) warnings.push(`interaction_data_list[${index}]: empty interaction dropped`);
+    else kept.push(item);
+  });
+  await checkExperimentArm(deps, scope, input);
+
+  const now = deps.now();
+  const requestId = crypto.randomUUID();
+  const texts = kept.map(embeddingTextOfInteraction);
+  const embedded = texts.filter((text) => text !== "");
+  const vectors = embedded.length > 0 ? await deps.embedder.embedDocuments(embedded) : [];
+  const retrieved = await Promise.all(kept.map((item) => storedRetrievedLearnings(deps, scope, input.session_id, item)));
+
+  const committed = await deps.db.transaction(async (tx) => {
+    const firstSeq = await requests.reserveStreamPositions(tx, scope, input.user_id, kept.length, now);
+    const request: RequestRecord = {
+      request_id: requestId,
+      user_id: input.user_id,
+      session_id: input.session_id,
+      source: input.source,
+      agent_version: input.agent_version,
+      skip_aggregation: input.skip_aggregation,
+      force_extraction: input.force_extraction,
+      evaluation_only: input.evaluation_only,
+      override_learning_stall: input.override_learning_stall,
+      retrieval_experiment_id: input.retrieval_experiment_id ?? null,
+      retrieval_experiment_arm: input.retrieval_experiment_arm ?? null,
+      first_seq: firstSeq,
+      last_seq: firstSeq + kept.length - 1,
+      created_at: now,
+    };
+    await requests.insertRequest(tx, scope, request);
+    let vectorIndex = 0;
+    const rows = kept.map((item, index): InteractionInsert => {
+      const embedding = texts[index] === "" ? null : vectors[vectorIndex++]!;
+      return {
+        user_id: input.user_id,
+        request_id: requestId,
+        session_id: input.session_id,
+        seq: firstSeq + index,
+        evaluation_only: input.evaluation_only,
+        created_at: item.created_at ?? now,
+        role: item.role,
+        content: item.content,
+        shadow_content: item.shadow_content,
+        expert_content: item.expert_content,
+        image_encoding: item.image_encoding ?? null,
+        user_action: item.user_action,
+        user_action_description: item.user_action_description ?? null,
+        interacted_image_url: item.interacted_image_url ?? null,
+        tools_used: item.tools_used.map((tool) => ({ tool_name: tool.tool_name, tool_data: tool.tool_data, status: tool.status })),
+        citations: item.citations,
+        retrieved_learnings: retrieved[index]!,
+        embedding,
+        embedding_model: embedding ? deps.embedder.modelId : null,
+      };
+    });
+    const interactionIds = await interactions.insertInteractions(tx, scope, rows);
+    await learning.ensureCursors(tx, scope, input.user_id);
+    return { request, interactionIds };
+  });
+  if (!input.evaluation_only) await deps.scheduleLearning?.(scope, input.user_id);
+  return { ...committed, warnings };
+}
+
+/** The contract discards unknown keys instead of refusing them, and says so. */
+function unknownFieldWarnings(input: PublishInteractionRequest): string[] {
+  const warnings: string[] = [];
+  const unknownTop = Object.keys(input).filter((key) => !PUBLISH_FIELDS.has(key));
+  if (unknownTop.length > 0) warnings.push(`unknown field(s) discarded: ${unknownTop.join(", ")}`);
+  input.interaction_data_list.forEach((item, index) => {
+    const unknown = Object.keys(item).filter((key) => !INTERACTION_FIELDS.has(key));
+    if (unknown.length > 0) warnings.push(`interaction_data_list[${index}]: unknown field(s) discarded: ${unknown.join(", ")}`);
+  });
+  return warnings;
+}
+
+/** An echoed experiment must be the project's active one, and the arm the user's deterministic assignment. */
+async function checkExperimentArm(deps: CoreDeps, scope: Scope, input: PublishInteractionRequest): Promise<void> {
+  const experimentId = input.retrieval_experiment_id;
+  if (!experimentId) return;
+  const active = (await getProjectConfig(deps, scope)).retrieval_experiment;
+  if (!active || active.experiment_id !== experimentId) {
+    throw AppError.validation([{ loc: ["body", "retrieval_experiment_id"], msg: `no active retrieval experiment '${experimentId}'`, type: "value_error" }]);
+  }
+  const assigned = assignExperimentArm(experimentId, input.user_id, active.arm_split);
+  if (input.retrieval_experiment_arm !== assigned) {
+    throw AppError.validation([
+      { loc: ["body", "retrieval_experiment_arm"], msg: `user '${input.user_id}' is assigned to '${assigned}' in experiment '${experimentId}'`, type: "value_error" },
+    ]);
+  }
+}
+
+/**
+ * Stored interactions keep only a receipt's digest, and whether this service issued the receipt for
+ * this session and user playbook (ID-only references stay unverified).
+ */
+async function storedRetrievedLearnings(deps: CoreDeps, scope: Scope, sessionId: string, item: InteractionItem) {
+  return Promise.all(
+    item.retrieved_learnings.map(async (learned) => {
+      const receipt = learned.exposure_receipt;
+      const playbookId = Number(learned.learning_id);
+      const verified =
+        receipt !== undefined &&
+        learned.kind === "user_playbook" &&
+        Number.isSafeInteger(playbookId) &&
+        (await verifyExposureReceipt(deps, scope, receipt, { session_id: sessionId, user_playbook_id: playbookId }));
+      return {
+        kind: learned.kind,
+        learning_id: learned.learning_id,
+        exposure_receipt_digest: receipt === undefined ? null : exposureReceiptDigest(receipt),
+        exposure_verified: verified,
+      };
+    }),
+  );
+}

@@ -1,0 +1,9 @@
+/** What counts as a profile fact when the project's configuration does not say. */
+export const DEFAULT_PROFILE_DEFINITION =
+  "Durable facts about the user that help an assistant serve them better next time: preferences, constraints, goals, " +
+  "circumstances (role, location, tools, family, pets), and how they like to be answered. Not the task of the moment.";
+
+/** What counts as a playbook when the project's configuration does not say. */
+export const DEFAULT_PLAYBOOK_DEFINITION =
+  "Reusable guidance for the agent: in a recognisable situation (trigger), what to do (content), and why (rationale). " +
+  "Learn from user corrections, complaints, retries, and from the difference between the agent's response and the expert's.";

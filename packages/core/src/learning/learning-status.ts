@@ -1,0 +1,48 @@
+import type { LearningStatus } from "@als/contract";
+import { learning, requests, type Scope } from "@als/db";
+import type { CoreDeps } from "../deps.ts";
+
+export interface RequestLearningStatus {
+  status: LearningStatus;
+  reason: string | null;
+}
+
+const WAITING_FOR_WINDOW =
+  "waiting for a window: extraction runs when stride_size new interactions have arrived, on force_extraction, or when the session has been quiet past the inactivity deadline";
+
+/**
+ * Where learning from a request stands: done once every extractor's cursor covers its last
+ * interaction; processing while a step holds the user's lease; failed when a cursor it waits on
+ * has a failure that retrying will not fix (the reason says what to do); pending otherwise.
+ */
+export async function learningStatusOf(deps: CoreDeps, scope: Scope, requestId: string): Promise<RequestLearningStatus> {
+  const request = await requests.findRequest(deps.db, scope, requestId);
+  if (!request) return { status: "not_tracked", reason: `no request '${requestId}' in this project` };
+  if (request.evaluation_only) return { status: "not_tracked", reason: "evaluation-only requests are never extracted" };
+  const waitingOn = (await learning.readCursors(deps.db, scope, request.user_id)).filter((cursor) => cursor.covered_seq < request.last_seq);
+  if (waitingOn.length === 0) return { status: "done", reason: null };
+  if (await learning.isUserLeased(deps.db, scope, request.user_id, deps.now())) return { status: "processing", reason: null };
+  const final = waitingOn.find((cursor) => cursor.failure_final);
+  if (final) return { status: "failed", reason: final.failure };
+  const retrying = waitingOn.find((cursor) => cursor.failure !== null);
+  return { status: "pending", reason: retrying?.failure ?? WAITING_FOR_WINDOW };
+}
+
+const POLL_START_MS = 25;
+const POLL_MAX_MS = 500;
+
+/**
+ * Waits until learning from the request is done, or can no longer finish on its own (failed), or
+ * `timeoutMs` passes. True when done.
+ */
+export async function waitForLearning(deps: CoreDeps, scope: Scope, requestId: string, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (let pause = POLL_START_MS; ; pause = Math.min(POLL_MAX_MS, pause * 2)) {
+    const { status } = await learningStatusOf(deps, scope, requestId);
+    if (status === "done") return true;
+    if (status === "failed" || status === "not_tracked") return false;
+    const left = deadline - performance.now();
+    if (left <= 0) return false;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+  }
+}

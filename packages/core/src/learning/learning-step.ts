@@ -1,0 +1,120 @@
+import { LlmStallError, type Llm } from "@als/ai";
+import { interactions, learning, requests, type CursorRecord, type Scope, type StallRecord } from "@als/db";
+import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
+import type { CoreDeps } from "../deps.ts";
+import type { ExtractorSpec } from "./extractor.ts";
+import { planWindow } from "./plan-window.ts";
+import { playbookExtractor } from "./playbook-extractor.ts";
+import { profileExtractor } from "./profile-extractor.ts";
+
+export const EXTRACTOR_SPECS: Record<CursorRecord["extractor"], ExtractorSpec<any>> = { profile: profileExtractor, playbook: playbookExtractor };
+
+/** Longer than any window's extraction takes; a worker that died holding the lease frees it after this. */
+export const LEARNING_LEASE_SECONDS = 300;
+export const DEFAULT_SESSION_INACTIVITY_SECONDS = 6 * 3600;
+const RETRY_BASE_SECONDS = 5;
+const RETRY_CAP_SECONDS = 300;
+
+export const NO_PROVIDER_REASON =
+  "no LLM provider is configured: set LLM_PROVIDER (openai, anthropic or openai-compatible), LLM_MODEL and LLM_API_KEY (and LLM_BASE_URL for a compatible server), then restart";
+
+/**
+ * What a learning step leaves for its orchestrator to do:
+ * - `again`: a window committed and more may be due; call the step again;
+ * - `sleep`: nothing is due before `until` (a short window's inactivity deadline, a retry's backoff);
+ * - `idle`: nothing to do until the user publishes again (or a stall is lifted);
+ * - `busy`: another step holds the user's lease; try again shortly.
+ */
+export type LearningStepOutcome = { next: "again" } | { next: "sleep"; until: number } | { next: "idle" } | { next: "busy" };
+
+/**
+ * One idempotent step of learning from a user's interactions: under the user's lease, for each
+ * extractor whose cursor has a window due, extract that one window and commit its learnings
+ * together with the cursor's move. The commit is fenced by the lease and by the cursor's position,
+ * so a step that lost its lease (its worker stalled past the lease, another took over) saves
+ * nothing, and a window interrupted before its commit is extracted again from the start: every
+ * window is committed exactly once.
+ */
+export async function runLearningStep(deps: CoreDeps, scope: Scope, userId: string, leaseToken: string = crypto.randomUUID()): Promise<LearningStepOutcome> {
+  if (!(await learning.acquireUserLease(deps.db, scope, userId, leaseToken, deps.now(), LEARNING_LEASE_SECONDS))) return { next: "busy" };
+  try {
+    const config = await getProjectConfig(deps, scope);
+    const stall = await learning.readStall(deps.db, scope);
+    const outcomes: LearningStepOutcome[] = [];
+    for (const cursor of await learning.readCursors(deps.db, scope, userId)) {
+      outcomes.push(await advanceCursor(deps, scope, { userId, cursor, config, stall, leaseToken }));
+    }
+    return combine(outcomes);
+  } finally {
+    await learning.releaseUserLease(deps.db, scope, userId, leaseToken);
+  }
+}
+
+interface CursorContext {
+  userId: string;
+  cursor: CursorRecord;
+  config: ProjectConfig;
+  stall: StallRecord | undefined;
+  leaseToken: string;
+}
+
+async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContext): Promise<LearningStepOutcome> {
+  const { userId, cursor, config, stall } = context;
+  const now = deps.now();
+  const pending = await learning.pendingSummary(deps.db, scope, userId, cursor.covered_seq);
+  if (pending.count === 0 || pending.max_seq === null) return { next: "idle" };
+  if (cursor.retry_at !== null && cursor.retry_at > now) return { next: "sleep", until: cursor.retry_at };
+  const quietSince = pending.last_published_at ?? now;
+  const inactivity = deps.learning?.sessionInactivitySeconds ?? DEFAULT_SESSION_INACTIVITY_SECONDS;
+  const due = pending.count >= config.stride_size || pending.forced || now - quietSince >= inactivity;
+  if (!due) return { next: "sleep", until: quietSince + inactivity };
+
+  const fail = (message: string, final: boolean, retryAt: number | null = null) =>
+    learning.recordCursorFailure(deps.db, scope, { userId, extractor: cursor.extractor, message, final, retryAt });
+  if (stall && !pending.overrides_stall) {
+    await fail(`learning is stalled: the LLM provider refused our ${stall.reason === "auth" ? "credentials" : "billing"} (${stall.error_message}); fix it, then publish with override_learning_stall`, true);
+    return { next: "idle" };
+  }
+  if (!deps.llm) {
+    await fail(NO_PROVIDER_REASON, true);
+    return { next: "idle" };
+  }
+
+  const end = (await learning.windowEnd(deps.db, scope, userId, cursor.covered_seq, config.window_size))!;
+  const window = await interactions.windowInteractions(deps.db, scope, userId, end, config.window_size);
+  const spec = EXTRACTOR_SPECS[cursor.extractor];
+  let planned;
+  try {
+    planned = await planWindow({ ...deps, llm: deps.llm as Llm }, scope, spec, config, userId, window);
+  } catch (error) {
+    if (error instanceof LlmStallError) {
+      await learning.recordStall(deps.db, scope, { reason: error.kind, errorMessage: error.message }, now);
+      await fail(`learning is stalled: ${error.message}`, true);
+      return { next: "idle" };
+    }
+    // Transient (rate limits, outages, a reply that never matched the schema): back off and retry.
+    const retryAt = now + Math.min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2 ** cursor.attempts);
+    await fail(`extraction failed, retrying: ${error instanceof Error ? error.message : String(error)}`, false, retryAt);
+    return { next: "sleep", until: retryAt };
+  }
+
+  const request = (await requests.findRequest(deps.db, scope, window.at(-1)!.request_id))!;
+  const committed = await deps.db.transaction(async (tx) => {
+    const moved = await learning.advanceCursor(tx, scope, { userId, extractor: cursor.extractor, fromSeq: cursor.covered_seq, toSeq: end, leaseToken: context.leaseToken });
+    if (!moved) return false;
+    await spec.commit(tx, deps, scope, planned.plan, { userId, request, now });
+    await learning.recordLlmUsage(tx, scope, planned.usage.map((u) => ({ user_id: userId, request_id: request.request_id, stage: u.stage, model: u.model, input_tokens: u.inputTokens, output_tokens: u.outputTokens, cost_usd: u.costUsd })), now);
+    // A run that the stall override let through shows the provider works again.
+    if (stall) await learning.clearStall(tx, scope);
+    return true;
+  });
+  return committed ? { next: "again" } : { next: "busy" };
+}
+
+/** The most urgent of the extractors' outcomes. */
+function combine(outcomes: LearningStepOutcome[]): LearningStepOutcome {
+  if (outcomes.some((o) => o.next === "again")) return { next: "again" };
+  if (outcomes.some((o) => o.next === "busy")) return { next: "busy" };
+  const wakes = outcomes.flatMap((o) => (o.next === "sleep" ? [o.until] : []));
+  return wakes.length > 0 ? { next: "sleep", until: Math.min(...wakes) } : { next: "idle" };
+}

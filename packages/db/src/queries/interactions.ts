@@ -1,0 +1,205 @@
+import type { Sql } from "../driver.ts";
+import type { Scope } from "../scope.ts";
+import { Params, vectorLiteral } from "./params.ts";
+import { rankedQuerySql, type RankedQuery } from "./ranked-search.ts";
+import { valuesList } from "./values-list.ts";
+
+export interface ToolUsedRecord {
+  tool_name: string;
+  tool_data: Record<string, unknown>;
+  status: string | null;
+}
+
+export interface StoredRetrievedLearningRecord {
+  kind: string;
+  learning_id: string;
+  exposure_receipt_digest: string | null;
+  exposure_verified: boolean;
+}
+
+/** An interaction as stored, without its embedding. */
+export interface InteractionRecord {
+  interaction_id: number;
+  user_id: string;
+  request_id: string;
+  session_id: string;
+  seq: number;
+  evaluation_only: boolean;
+  created_at: number;
+  role: string;
+  content: string;
+  shadow_content: string;
+  expert_content: string;
+  image_encoding: string | null;
+  user_action: string;
+  user_action_description: string | null;
+  interacted_image_url: string | null;
+  tools_used: ToolUsedRecord[];
+  citations: { kind: string; learning_id: string }[];
+  retrieved_learnings: StoredRetrievedLearningRecord[];
+}
+
+export type InteractionInsert = Omit<InteractionRecord, "interaction_id"> & { embedding: number[] | null; embedding_model: string | null };
+
+const COLUMNS = `interaction_id, user_id, request_id, session_id, seq, evaluation_only, created_at, role, content, shadow_content,
+  expert_content, image_encoding, user_action, user_action_description, interacted_image_url, tools_used, citations, retrieved_learnings`;
+
+const INSERT_COLUMNS = [
+  ["org_id", null],
+  ["project_id", null],
+  ["user_id", null],
+  ["request_id", null],
+  ["session_id", null],
+  ["seq", "int8"],
+  ["evaluation_only", "bool"],
+  ["created_at", "int8"],
+  ["role", null],
+  ["content", null],
+  ["shadow_content", null],
+  ["expert_content", null],
+  ["image_encoding", null],
+  ["user_action", null],
+  ["user_action_description", null],
+  ["interacted_image_url", null],
+  ["tools_used", "jsonb"],
+  ["citations", "jsonb"],
+  ["retrieved_learnings", "jsonb"],
+  ["embedding", "vector"],
+  ["embedding_model", null],
+] as const;
+
+// Each row binds 21 parameters; PostgreSQL allows 65535 per statement.
+const ROWS_PER_INSERT = 1000;
+
+/** Inserts interactions; returns their new ids in input order. Both drivers serialize the jsonb values. */
+export async function insertInteractions(sql: Sql, scope: Scope, interactions: InteractionInsert[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (let start = 0; start < interactions.length; start += ROWS_PER_INSERT) {
+    const params = new Params();
+    const rows = interactions.slice(start, start + ROWS_PER_INSERT).map((i) => [
+      scope.orgId,
+      scope.projectId,
+      i.user_id,
+      i.request_id,
+      i.session_id,
+      i.seq,
+      i.evaluation_only,
+      i.created_at,
+      i.role,
+      i.content,
+      i.shadow_content,
+      i.expert_content,
+      i.image_encoding,
+      i.user_action,
+      i.user_action_description,
+      i.interacted_image_url,
+      i.tools_used,
+      i.citations,
+      i.retrieved_learnings,
+      i.embedding && vectorLiteral(i.embedding),
+      i.embedding_model,
+    ]);
+    const inserted = await sql.query<{ interaction_id: number }>(
+      `INSERT INTO interactions (${INSERT_COLUMNS.map(([name]) => name).join(", ")})
+       VALUES ${valuesList(params, rows, INSERT_COLUMNS.map(([, cast]) => cast))}
+       RETURNING interaction_id`,
+      params.values,
+    );
+    ids.push(...inserted.map((row) => row.interaction_id));
+  }
+  return ids;
+}
+
+export interface InteractionFilters {
+  userId?: string;
+  requestIds?: string[];
+  /** Only the user's interactions at or after this stream position. */
+  fromSeq?: number;
+}
+
+function filterSql(scope: Scope, filters: InteractionFilters, params: Params): string {
+  const where = [`org_id = ${params.add(scope.orgId)}`, `project_id = ${params.add(scope.projectId)}`];
+  if (filters.userId !== undefined) where.push(`user_id = ${params.add(filters.userId)}`);
+  if (filters.requestIds) where.push(`request_id = ANY(${params.add(filters.requestIds)}::text[])`);
+  if (filters.fromSeq !== undefined) where.push(`seq >= ${params.add(filters.fromSeq)}`);
+  return where.join(" AND ");
+}
+
+/** Interactions passing the filters, newest first. */
+export async function listInteractions(sql: Sql, scope: Scope, filters: InteractionFilters, limit: number): Promise<InteractionRecord[]> {
+  const params = new Params();
+  const where = filterSql(scope, filters, params);
+  return sql.query<InteractionRecord>(
+    `SELECT ${COLUMNS} FROM interactions WHERE ${where} ORDER BY interaction_id DESC LIMIT ${params.add(limit)}`,
+    params.values,
+  );
+}
+
+/** Interactions of the given requests, in stream order. */
+export async function listInteractionsOfRequests(sql: Sql, scope: Scope, requestIds: string[]): Promise<InteractionRecord[]> {
+  if (requestIds.length === 0) return [];
+  const params = new Params();
+  const where = filterSql(scope, { requestIds }, params);
+  return sql.query<InteractionRecord>(`SELECT ${COLUMNS} FROM interactions WHERE ${where} ORDER BY user_id, seq`, params.values);
+}
+
+/** The stream position from which a user's most recent `count` interactions start (1 when they have fewer). */
+export async function seqOfMostRecent(sql: Sql, scope: Scope, userId: string, count: number): Promise<number> {
+  const [row] = await sql.query<{ seq: number | null }>(
+    `SELECT min(seq) AS seq FROM (SELECT seq FROM interactions WHERE org_id = $1 AND project_id = $2 AND user_id = $3
+       ORDER BY seq DESC LIMIT $4) recent`,
+    [scope.orgId, scope.projectId, userId, count],
+  );
+  return row?.seq ?? 1;
+}
+
+/** Vector, full-text or hybrid (RRF) search over the interactions passing the filters, best first. */
+export async function searchInteractions(sql: Sql, scope: Scope, filters: InteractionFilters, search: RankedQuery): Promise<InteractionRecord[]> {
+  const params = new Params();
+  const ranked = rankedQuerySql({ table: "interactions", idColumn: "interaction_id", where: filterSql(scope, filters, params), params }, search);
+  return sql.query<InteractionRecord>(
+    `SELECT ${COLUMNS} FROM (${ranked}) ranked JOIN interactions ON interactions.interaction_id = ranked.id
+     ORDER BY ranked.score DESC, interactions.interaction_id`,
+    params.values,
+  );
+}
+
+/**
+ * The interactions a window of a user's stream holds for extraction: the `size` most recent ones at
+ * or before `endSeq`, evaluation-only ones excluded, in stream order.
+ */
+export async function windowInteractions(sql: Sql, scope: Scope, userId: string, endSeq: number, size: number): Promise<InteractionRecord[]> {
+  const rows = await sql.query<InteractionRecord>(
+    `SELECT ${COLUMNS} FROM interactions
+     WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND seq <= $4 AND NOT evaluation_only
+     ORDER BY seq DESC LIMIT $5`,
+    [scope.orgId, scope.projectId, userId, endSeq, size],
+  );
+  return rows.reverse();
+}
+
+/** Interactions of a user between two stream positions (inclusive), evaluation-only ones excluded, in stream order. */
+export async function interactionsBetween(
+  sql: Sql,
+  scope: Scope,
+  filters: { userId: string; afterSeq: number; limit: number; createdFrom?: number; createdTo?: number; source?: string },
+): Promise<InteractionRecord[]> {
+  const params = new Params();
+  const where = [
+    `i.org_id = ${params.add(scope.orgId)}`,
+    `i.project_id = ${params.add(scope.projectId)}`,
+    `i.user_id = ${params.add(filters.userId)}`,
+    `i.seq > ${params.add(filters.afterSeq)}`,
+    "NOT i.evaluation_only",
+  ];
+  if (filters.createdFrom !== undefined) where.push(`i.created_at >= ${params.add(filters.createdFrom)}`);
+  if (filters.createdTo !== undefined) where.push(`i.created_at <= ${params.add(filters.createdTo)}`);
+  if (filters.source) {
+    where.push(`EXISTS (SELECT 1 FROM requests r WHERE r.org_id = i.org_id AND r.project_id = i.project_id
+      AND r.request_id = i.request_id AND r.source = ${params.add(filters.source)})`);
+  }
+  return sql.query<InteractionRecord>(
+    `SELECT ${COLUMNS.replace(/(\w+)/g, "i.$1")} FROM interactions i WHERE ${where.join(" AND ")} ORDER BY i.seq LIMIT ${params.add(filters.limit)}`,
+    params.values,
+  );
+}

@@ -1,0 +1,55 @@
+import { createLlm } from "@als/ai";
+import { startFakeLlmServer, type FakeLlmReply, type FakeLlmRequest } from "./llm-server.ts";
+
+/** Facts the scripted model "finds" in a transcript: a phrase of the conversation → the profile it yields. */
+export const PROFILE_FACTS: [string, { content: string; time_to_live: string; tags: string[] }][] = [
+  ["golden retriever", { content: "Owns a golden retriever named Biscuit", time_to_live: "infinity", tags: ["pets"] }],
+  ["i am vegan", { content: "Is vegan", time_to_live: "infinity", tags: ["diet"] }],
+  ["in lisbon this week", { content: "Is in Lisbon this week", time_to_live: "one_week", tags: ["travel"] }],
+];
+
+/** The playbook the scripted model derives when an agent turn carries an expert's ideal response. */
+export const EXPERT_PLAYBOOK = {
+  trigger: "The user asks for a dinner recipe",
+  content: "Offer only vegan recipes and say they are vegan",
+  rationale: "The expert answer kept to vegan dishes; the agent suggested chicken",
+  tags: ["recipes"],
+};
+
+/**
+ * The deterministic model the learning tests run against: it answers the real prompts by looking
+ * for known phrases in the transcript, so a conversation in gives the same learnings out every time.
+ * Deduplication marks a candidate as a restatement of the first offered learning it shares a
+ * keyword with.
+ */
+export function scriptedReply(request: FakeLlmRequest): FakeLlmReply {
+  const transcript = request.user.toLowerCase();
+  const section = transcript.split("transcript").at(-1) ?? transcript;
+  if (request.schemaName === "profile_extraction") {
+    return { json: { profiles: PROFILE_FACTS.filter(([phrase]) => section.includes(phrase)).map(([, fact]) => fact) } };
+  }
+  if (request.schemaName === "playbook_extraction") {
+    return { json: { playbooks: section.includes("expert_content") ? [EXPERT_PLAYBOOK] : [] } };
+  }
+  if (request.schemaName === "learning_deduplication") {
+    const candidates = [...request.user.matchAll(/^(\d+)\. (.+)$/gm)].map((m) => ({ index: Number(m[1]), text: m[2]!.toLowerCase() }));
+    const existing = [...request.user.matchAll(/^- \[([^\]]+)\] (.+)$/gm)].map((m) => ({ id: m[1]!, text: m[2]!.toLowerCase() }));
+    return {
+      json: {
+        decisions: candidates.map((c) => {
+          const words = c.text.split(/\W+/).filter((w) => w.length > 4);
+          const match = existing.find((e) => words.some((w) => e.text.includes(w)));
+          return { candidate: c.index, duplicate_of: match?.id ?? null, merged_content: match ? `${match.text} (confirmed)` : null };
+        }),
+      },
+    };
+  }
+  return { status: 400, error: { type: "invalid_request_error", message: `unscripted schema ${request.schemaName}` } };
+}
+
+/** A real OpenAI-compatible provider client pointed at a scripted server on 127.0.0.1. */
+export async function startScriptedLlm(handler: (request: FakeLlmRequest) => FakeLlmReply | Promise<FakeLlmReply> = scriptedReply) {
+  const server = await startFakeLlmServer(handler);
+  const llm = createLlm({ kind: "openai-compatible", model: "scripted-model", baseUrl: server.baseUrl, apiKey: "sk-test-secret-key", attempts: 3 });
+  return { server, llm };
+}
