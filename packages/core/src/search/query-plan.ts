@@ -1,6 +1,6 @@
 import type { SearchMode } from "@als/contract";
-import { AppError } from "@als/contract";
 import type { CoreDeps } from "../deps.ts";
+import { reformulateQuery } from "./reformulate-query.ts";
 import { defaultThreshold } from "./threshold.ts";
 
 export interface QueryPlan {
@@ -14,23 +14,21 @@ export interface QueryPlan {
 
 /**
  * Turns a request's query and search options into what the ranked-search query needs: the query
- * embedding only when a vector arm runs (from the embedder's query cache), the model's default
- * threshold when none is given.
+ * reformulated first when asked, the query embedding only when a vector arm runs (from the
+ * embedder's query cache), the model's default threshold when none is given.
  */
 export async function planQuery(
-  deps: Pick<CoreDeps, "embedder">,
+  deps: Pick<CoreDeps, "embedder" | "llm">,
   request: { query: string; search_mode?: SearchMode | undefined; threshold?: number | undefined; enable_reformulation?: boolean | undefined },
 ): Promise<QueryPlan> {
-  if (request.enable_reformulation) {
-    throw new AppError("not_implemented", "enable_reformulation needs an LLM provider, which this server does not have yet");
-  }
+  const query = request.enable_reformulation ? (await reformulateQuery(deps, request.query)).query : request.query;
   const mode = request.search_mode ?? "hybrid";
   const plan: QueryPlan = {
     mode,
-    queryText: request.query,
+    queryText: query,
     threshold: request.threshold ?? defaultThreshold(deps.embedder.modelId),
     embeddingModel: deps.embedder.modelId,
   };
-  if (mode !== "fts") plan.queryVector = await deps.embedder.embedQuery(request.query);
+  if (mode !== "fts") plan.queryVector = await deps.embedder.embedQuery(query);
   return plan;
 }

@@ -1,16 +1,28 @@
 import type { Embedder } from "@als/ai";
-import { AppError, type UnifiedSearchRequest } from "@als/contract";
-import { searchSessions, type AgentPlaybookRecord, type ProfileRecord, type Scope, type ServedItem, type UserPlaybookRecord } from "@als/db";
+import { AppError, type EntityType, type ExperimentArm, type UnifiedSearchRequest } from "@als/contract";
+import { searchSessions, StorageUnavailableError, type AgentPlaybookRecord, type ProfileRecord, type Scope, type ServedItem, type UserPlaybookRecord } from "@als/db";
+import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { searchAgentPlaybooks, searchUserPlaybooks } from "../playbooks/search-playbooks.ts";
 import { searchProfiles } from "../profiles/search-profiles.ts";
 import { SEARCH_DEADLINE_MS } from "../settings.ts";
+import { assignExperimentArm } from "./experiment-assignment.ts";
 import { issueExposureReceipt } from "./exposure-receipts.ts";
+import { reformulateQuery } from "./reformulate-query.ts";
+
+/** What was left out of a search that still answered: a component and why. */
+export interface Degradation {
+  component: EntityType | "reformulation";
+  reason: string;
+}
 
 export interface UnifiedSearchResult {
   profiles: ProfileRecord[];
   userPlaybooks: { record: UserPlaybookRecord; exposureReceipt: string }[];
   agentPlaybooks: AgentPlaybookRecord[];
+  reformulatedQuery: string | null;
+  degradations: Degradation[];
+  experiment: { experiment_id: string; arm: ExperimentArm } | null;
 }
 
 /**
@@ -38,6 +50,14 @@ export async function unifiedSearch(deps: CoreDeps, scope: Scope, request: Unifi
 }
 
 async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchRequest, checkDeadline: () => void): Promise<UnifiedSearchResult> {
+  const experiment = await experimentArmOf(deps, scope, request.user_id);
+  const degradations: Degradation[] = [];
+  const resolved = request.enable_reformulation ? await reformulateQuery(deps, request.query, request.conversation_history) : undefined;
+  if (resolved?.degradation) degradations.push({ component: "reformulation", reason: resolved.degradation });
+  const nothing = { profiles: [], userPlaybooks: [], agentPlaybooks: [], reformulatedQuery: resolved?.reformulated ?? null, degradations, experiment };
+  // The holdout arm is served no learnings: that is what the experiment measures.
+  if (experiment?.arm === "holdout") return nothing;
+
   const wanted = new Set(request.entity_types);
   const sessionId = request.session_id || undefined;
   const served = sessionId ? await searchSessions.findServed(deps.db, scope, sessionId) : new Set<string>();
@@ -47,16 +67,16 @@ async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchReq
 
   const shared = { ...deps, embedder: embeddingOnce(deps.embedder) };
   const common = {
-    query: request.query,
+    query: resolved?.query ?? request.query,
     threshold: request.threshold,
-    enable_reformulation: request.enable_reformulation,
+    enable_reformulation: false,
     search_mode: request.search_mode,
     tags: request.tags,
     source: request.source ?? undefined,
   };
   const playbookCommon = { ...common, agent_version: request.agent_version, playbook_name: request.playbook_name };
   // Profiles belong to one user: without user_id there is nobody whose profiles to search.
-  const [foundProfiles, foundUserPlaybooks, foundAgentPlaybooks] = await Promise.all([
+  const settled = await Promise.allSettled([
     wanted.has("profiles") && request.user_id
       ? searchProfiles(shared, scope, { ...common, user_id: request.user_id, top_k: depth("profile") })
       : [],
@@ -71,6 +91,8 @@ async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchReq
         })
       : [],
   ]);
+  const searched = settled.filter((_, index) => wanted.has(ENTITY_ORDER[index]!)).length;
+  const [foundProfiles, foundUserPlaybooks, foundAgentPlaybooks] = usableResults(settled, searched, degradations);
 
   let profiles = foundProfiles.filter((p) => notServed({ kind: "profile", id: p.profile_id })).slice(0, request.top_k);
   let agentPlaybooks = foundAgentPlaybooks
@@ -106,10 +128,48 @@ async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchReq
     userPlaybooks.map((p) => issueExposureReceipt(deps, scope, { session_id: sessionId, user_playbook_id: p.user_playbook_id })),
   );
   return {
+    ...nothing,
     profiles,
     userPlaybooks: userPlaybooks.map((record, index) => ({ record, exposureReceipt: receipts[index]! })),
     agentPlaybooks,
   };
+}
+
+const ENTITY_ORDER: EntityType[] = ["profiles", "user_playbooks", "agent_playbooks"];
+
+/**
+ * The entity searches that answered, with those that failed left empty and named in the
+ * degradations: partial results are still usable. Storage that is gone, a refused request, or
+ * every searched entity type failing is an error, never an empty success.
+ */
+function usableResults<T extends readonly PromiseSettledResult<unknown>[]>(
+  settled: T,
+  searched: number,
+  degradations: Degradation[],
+): { [K in keyof T]: T[K] extends PromiseSettledResult<infer V> ? V : never } {
+  const failures = settled.flatMap((result) => (result.status === "rejected" ? [result.reason as unknown] : []));
+  const fatal = failures.find((error) => error instanceof StorageUnavailableError || error instanceof AppError);
+  if (fatal || (failures.length > 0 && failures.length === searched)) throw fatal ?? failures[0];
+  return settled.map((result, index) => {
+    if (result.status === "fulfilled") return result.value;
+    degradations.push({ component: ENTITY_ORDER[index]!, reason: "search_failed" });
+    return [];
+  }) as never;
+}
+
+/**
+ * The caller's arm in the project's active retrieval experiment, or null when none runs. While one
+ * runs, searches must say whose they are (user_id), since the arm decides what they are served.
+ */
+async function experimentArmOf(deps: CoreDeps, scope: Scope, userId: string | undefined) {
+  const experiment = (await getProjectConfig(deps, scope)).retrieval_experiment;
+  if (!experiment) return null;
+  if (!userId) {
+    throw AppError.validation([
+      { loc: ["body", "user_id"], msg: `required while retrieval experiment '${experiment.experiment_id}' is active`, type: "missing" },
+    ]);
+  }
+  return { experiment_id: experiment.experiment_id, arm: assignExperimentArm(experiment.experiment_id, userId, experiment.arm_split) };
 }
 
 /** The embedder, embedding each query text at most once however many searches ask for it. */

@@ -17,11 +17,9 @@ export const unifiedSearch = defineOperation({
       profiles: found.profiles.map(toProfile),
       user_playbooks: found.userPlaybooks.map(({ record, exposureReceipt }) => ({ ...toUserPlaybook(record), exposure_receipt: exposureReceipt })),
       agent_playbooks: found.agentPlaybooks.map(toAgentPlaybook),
-      // No LLM yet (reformulation answers 501), no retrieval experiments yet, and one failing entity
-      // type fails the whole search rather than degrading it.
-      reformulated_query: null,
-      degradation: null,
-      experiment: null,
+      reformulated_query: found.reformulatedQuery,
+      degradation: found.degradations.length > 0 ? { degraded: true, components: found.degradations } : null,
+      experiment: found.experiment,
     };
   },
 });
