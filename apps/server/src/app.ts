@@ -4,6 +4,7 @@ import { LOCAL_SCOPE } from "@als/db";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import type { RequestContext } from "./context.ts";
+import { withBackstop } from "./http/backstop.ts";
 import { errorResponse, toAppError } from "./http/error-response.ts";
 import { readJsonBody, readQuery, withQueryFields } from "./http/read-input.ts";
 import { parseInput } from "./http/validation.ts";
@@ -17,17 +18,23 @@ export interface AppOptions {
   deps: CoreDeps;
   log: Logger;
   mode: "embedded" | "full";
+  /** The server backstop: no request runs longer than this unless its operation says otherwise. */
+  backstopMs?: number;
 }
+
+/** The backstop of an app built without settings (tests, benchmarks), as SERVICE_BACKSTOP_TIMEOUT_MS's default. */
+const DEFAULT_BACKSTOP_MS = 60_000;
 
 const CORRELATION_HEADER = "x-correlation-id";
 
 /** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs. */
-export function buildApp({ deps, log, mode }: AppOptions) {
+export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS }: AppOptions) {
   const contextFor = (request: Request): RequestContext => ({
     deps,
     // Every request is served as the local organisation's `default` project until API keys arrive.
     scope: LOCAL_SCOPE,
     correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
+    log,
   });
 
   const serve = async (operation: Operation, request: Request): Promise<Response> => {
@@ -37,13 +44,13 @@ export function buildApp({ deps, log, mode }: AppOptions) {
         operation.method === "GET"
           ? parseInput(operation.input, readQuery(new URL(request.url)), "query")
           : parseInput(operation.input, withQueryFields(operation, request, await readJsonBody(request)), "body");
-      return Response.json(await operation.handle(ctx, input));
+      return Response.json(await withBackstop(operation.handle(ctx, input), operation.backstopMs ?? backstopMs, ctx.correlationId));
     } catch (error) {
       return errorResponse(toAppError(error, ctx.correlationId, log));
     }
   };
 
-  const trpcRouter = buildTrpcRouter(operations, log);
+  const trpcRouter = buildTrpcRouter(operations, log, backstopMs);
   const openApi = buildOpenApi(operations, { title: "Agent learning service", version: "0.1.0" });
 
   const app = new Elysia()

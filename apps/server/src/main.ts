@@ -18,7 +18,7 @@ try {
   log.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
-const app = buildApp({ deps: service.deps, log, mode: service.mode });
+const app = buildApp({ deps: service.deps, log, mode: service.mode, backstopMs: settings.backstopMs });
 app.listen({ hostname: settings.host, port: settings.port });
 log.info("listening", { url: `http://${settings.host}:${settings.port}`, mode: service.mode, storage: settings.storage.kind });
 

@@ -1,6 +1,7 @@
 import { AppError, ERROR_TABLE, errorBody } from "@als/contract";
 import { initTRPC, TRPCError, type AnyTRPCProcedure } from "@trpc/server";
 import type { RequestContext } from "./context.ts";
+import { withBackstop } from "./http/backstop.ts";
 import { toAppError } from "./http/error-response.ts";
 import { parseInput } from "./http/validation.ts";
 import type { Logger } from "./logger.ts";
@@ -10,7 +11,7 @@ import type { Operation } from "./operation.ts";
  * The tRPC router for internal tools: the same operations as the REST routes, named
  * `resource.action`, with the same validation and the same error table.
  */
-export function buildTrpcRouter(operations: Operation[], log: Logger) {
+export function buildTrpcRouter(operations: Operation[], log: Logger, backstopMs: number) {
   const t = initTRPC.context<RequestContext>().create({
     errorFormatter: ({ shape, error }) => ({
       ...shape,
@@ -30,7 +31,7 @@ export function buildTrpcRouter(operations: Operation[], log: Logger) {
     const [resource, action] = operation.procedure.split(".") as [string, string];
     const procedure = base
       .input((raw: unknown) => parseInput(operation.input, raw, operation.method === "GET" ? "query" : "body"))
-      [operation.method === "GET" ? "query" : "mutation"](({ ctx, input }) => operation.handle(ctx, input));
+      [operation.method === "GET" ? "query" : "mutation"](({ ctx, input }) => withBackstop(operation.handle(ctx, input), operation.backstopMs ?? backstopMs, ctx.correlationId));
     (tree[resource] ??= {})[action] = procedure;
   }
   return t.router(tree);

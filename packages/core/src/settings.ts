@@ -31,6 +31,8 @@ const Environment = z.object({
   LLM_API_KEY: optionalText,
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
+  /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
+  SERVICE_BACKSTOP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Signs exposure receipts; unset, the database holds one made on first use, shared by every process. */
   EXPOSURE_RECEIPT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
@@ -78,6 +80,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
       ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE }
       : undefined,
     logLevel: e.LOG_LEVEL,
+    backstopMs: e.SERVICE_BACKSTOP_TIMEOUT_MS,
     search: {
       deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,
       ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),

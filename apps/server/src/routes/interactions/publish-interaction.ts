@@ -12,6 +12,8 @@ export const publishInteraction = defineOperation({
   summary: "Publish a request's interactions for a user; with ?wait_for_response=true, wait (up to 240 s) for learning from them",
   input: PublishInteractionRequest,
   queryFields: ["wait_for_response"],
+  // The wait itself is bounded at 240 s; the backstop only catches what goes wrong around it.
+  backstopMs: PUBLISH_WAIT_MS + 10_000,
   output: PublishInteractionResponse,
   async handle({ deps, scope }, input) {
     const published = await publishInteractions(deps, scope, input);
