@@ -9,6 +9,8 @@ export interface FakeLlmRequest {
   system: string;
   user: string;
   body: any;
+  /** The credential and version headers, to check what the client sent. */
+  headers: { authorization?: string; "x-api-key"?: string; "anthropic-version"?: string };
 }
 
 export type FakeLlmReply =
@@ -42,6 +44,9 @@ export async function startFakeLlmServer(handler: FakeLlmHandler) {
     };
     try {
       const body = await readJson(req);
+      const headers = Object.fromEntries(
+        (["authorization", "x-api-key", "anthropic-version"] as const).flatMap((name) => (typeof req.headers[name] === "string" ? [[name, req.headers[name]]] : [])),
+      );
       const protocol = req.url === "/v1/messages" ? "anthropic" : req.url === "/v1/chat/completions" ? "openai" : undefined;
       if (!protocol) return send(404, { error: { type: "not_found", message: `no route ${req.url}` } });
       const request: FakeLlmRequest =
@@ -52,6 +57,7 @@ export async function startFakeLlmServer(handler: FakeLlmHandler) {
               system: body.messages.find((m: any) => m.role === "system")?.content ?? "",
               user: body.messages.filter((m: any) => m.role === "user").map((m: any) => m.content).join("\n"),
               body,
+              headers,
             }
           : {
               protocol,
@@ -59,6 +65,7 @@ export async function startFakeLlmServer(handler: FakeLlmHandler) {
               system: body.system ?? "",
               user: body.messages.map((m: any) => m.content).join("\n"),
               body,
+              headers,
             };
       requests.push(request);
       const reply = await current(request);

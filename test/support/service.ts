@@ -3,6 +3,7 @@ import { Reconciler, type CoreDeps } from "@als/core";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { createLogger } from "../../apps/server/src/logger.ts";
 import { freshDatabase, testMode } from "./database.ts";
+import { sharedComputePool } from "./compute.ts";
 import { sharedEmbedder } from "./embedder.ts";
 
 export interface TestResponse<T = any> {
@@ -24,10 +25,18 @@ export interface TestServiceOptions {
 export async function startTestService(options: TestServiceOptions = {}) {
   const { db, storage, drop } = await freshDatabase();
   const clock = { now: Math.floor(Date.now() / 1000) };
-  const deps: CoreDeps = { db, embedder: await sharedEmbedder(), now: () => clock.now, storage, ...(options.llm && { llm: options.llm }) };
+  const deps: CoreDeps = {
+    db,
+    embedder: await sharedEmbedder(),
+    compute: sharedComputePool(),
+    now: () => clock.now,
+    storage,
+    ...(options.llm && { llm: options.llm }),
+  };
   const reconcilerErrors: unknown[] = [];
   const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
   deps.scheduleLearning = (scope, userId) => reconciler.wakeUser(scope, userId);
+  deps.scheduleAggregation = () => reconciler.poke();
   const app = buildApp({ deps, log: createLogger("error"), mode: testMode });
 
   /** Waits for the reconciler to finish what is due; fails when one of its passes failed. */

@@ -1,4 +1,4 @@
-import type { LearningStepOutcome, ReembedProgress } from "@als/core";
+import type { AggregationStepOutcome, LearningStepOutcome, ReembedProgress } from "@als/core";
 
 export interface ReembedProfilesStepInput {
   orgId: string;
@@ -21,4 +21,5 @@ export interface LearningStepInput {
 export interface Activities {
   reembedProfilesStep(input: ReembedProfilesStepInput): Promise<ReembedProgress>;
   learningStep(input: LearningStepInput): Promise<LearningStepOutcome>;
+  aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
 }

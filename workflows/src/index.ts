@@ -3,3 +3,5 @@ export { progressQuery, reembedProfilesWorkflow } from "./reembed-profiles.ts";
 export type { ReembedProfilesInput, ReembedProfilesProgress } from "./reembed-profiles.ts";
 export { learnUserWorkflow, userPublishedSignal } from "./learn-user.ts";
 export type { LearnUserInput } from "./learn-user.ts";
+export { aggregationOperationWorkflow } from "./aggregation-operation.ts";
+export type { AggregationOperationInput } from "./aggregation-operation.ts";

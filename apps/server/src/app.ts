@@ -37,14 +37,15 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS }: 
     log,
   });
 
-  const serve = async (operation: Operation, request: Request): Promise<Response> => {
+  const serve = async (operation: Operation, request: Request, pathParams: Record<string, string>): Promise<Response> => {
     const ctx = contextFor(request);
     try {
       const input =
         operation.method === "GET"
-          ? parseInput(operation.input, readQuery(new URL(request.url)), "query")
+          ? parseInput(operation.input, { ...readQuery(new URL(request.url)), ...pathParams }, "query")
           : parseInput(operation.input, withQueryFields(operation, request, await readJsonBody(request)), "body");
-      return Response.json(await withBackstop(operation.handle(ctx, input), operation.backstopMs ?? backstopMs, ctx.correlationId));
+      const output = await withBackstop(operation.handle(ctx, input), operation.backstopMs ?? backstopMs, ctx.correlationId);
+      return Response.json(output, { status: operation.successStatus ?? 200 });
     } catch (error) {
       return errorResponse(toAppError(error, ctx.correlationId, log));
     }
@@ -74,7 +75,7 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS }: 
       }
     });
   for (const operation of operations) {
-    app.route(operation.method, operation.path, ({ request }) => serve(operation, request), { parse: "none" });
+    app.route(operation.method, operation.path, ({ request, params }) => serve(operation, request, params as Record<string, string>), { parse: "none" });
   }
   return app;
 }

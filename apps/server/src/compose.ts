@@ -1,7 +1,9 @@
 import { createEmbedder, createLlm } from "@als/ai";
+import { createComputePool } from "@als/compute";
 import { Reconciler, systemClock, type CoreDeps, type Settings } from "@als/core";
 import { openDatabase } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
+import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
 import { Client, Connection } from "@temporalio/client";
 import type { Logger } from "./logger.ts";
 
@@ -12,9 +14,12 @@ import type { Logger } from "./logger.ts";
 export async function composeService(settings: Settings, log: Logger) {
   const embedder = await createEmbedder(settings.embedding);
   const db = await openDatabase(settings.storage);
+  // Threads start on first use: a process that never aggregates never starts them.
+  const compute = createComputePool();
   const deps: CoreDeps = {
     db,
     embedder,
+    compute,
     now: systemClock,
     search: settings.search,
     storage: settings.storage,
@@ -27,18 +32,26 @@ export async function composeService(settings: Settings, log: Logger) {
   if (settings.temporal === undefined) {
     const running = new Reconciler(deps, (error: unknown) => log.error("reconciler pass failed", { error: String(error) }));
     deps.scheduleLearning = (scope, userId) => running.wakeUser(scope, userId);
+    deps.scheduleAggregation = () => running.poke();
     running.poke();
     reconciler = running;
   } else {
     const { address, namespace, taskQueue } = settings.temporal;
     connection = await Connection.connect({ address });
     const client = new Client({ connection, namespace });
+    // The publish or the receipt is committed either way; a worker starting up schedules what was left.
     deps.scheduleLearning = async (scope, userId) => {
-      // The publish is committed either way; a worker starting up signals every user left pending.
       try {
         await signalLearnUser(client, taskQueue, scope, userId);
       } catch (error) {
         log.error("could not signal the learning workflow", { userId, error: String(error) });
+      }
+    };
+    deps.scheduleAggregation = async (scope, operationId) => {
+      try {
+        await startAggregationOperationWorkflow(client, taskQueue, scope, operationId);
+      } catch (error) {
+        log.error("could not start the aggregation workflow", { operationId, error: String(error) });
       }
     };
   }
@@ -51,6 +64,7 @@ export async function composeService(settings: Settings, log: Logger) {
       await reconciler?.idle();
       await connection?.close();
       await db.close();
+      await compute.close();
       await embedder.close();
     },
   };

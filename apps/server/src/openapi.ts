@@ -15,24 +15,27 @@ export function buildOpenApi(operations: Operation[], info: { title: string; ver
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of operations) {
     const input = jsonSchema(operation.input, "input") as { properties?: Record<string, unknown>; required?: string[] };
+    // Elysia's `:name` path parameters are OpenAPI's `{name}`.
+    const pathParams = [...operation.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
     const request =
       operation.method === "GET"
         ? {
             parameters: Object.entries(input.properties ?? {}).map(([name, schema]) => ({
               name,
-              in: "query",
-              required: input.required?.includes(name) ?? false,
+              in: pathParams.includes(name) ? "path" : "query",
+              required: pathParams.includes(name) || (input.required?.includes(name) ?? false),
               schema,
             })),
           }
         : { requestBody: { required: true, content: { "application/json": { schema: input } } } };
-    (paths[operation.path] ??= {})[operation.method.toLowerCase()] = {
+    const success = String(operation.successStatus ?? 200);
+    (paths[operation.path.replace(/:(\w+)/g, "{$1}")] ??= {})[operation.method.toLowerCase()] = {
       operationId: operation.procedure,
       summary: operation.summary,
       tags: [operation.procedure.split(".")[0]],
       ...request,
       responses: {
-        "200": { description: "OK", content: { "application/json": { schema: jsonSchema(operation.output, "output") } } },
+        [success]: { description: success === "202" ? "Accepted" : "OK", content: { "application/json": { schema: jsonSchema(operation.output, "output") } } },
         ...ERROR_RESPONSES,
       },
     };

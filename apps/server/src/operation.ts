@@ -18,6 +18,8 @@ export interface Operation<In extends z.ZodType = z.ZodType, Out extends z.ZodTy
   /** Input fields a REST client of a body-carrying method may send in the query string instead. */
   queryFields?: string[];
   output: Out;
+  /** The REST status of a success when it is not 200 (202 for work accepted to run later). */
+  successStatus?: number;
   /** A longer backstop than the server's, for an operation the contract lets run longer (publish's wait). */
   backstopMs?: number;
   handle(ctx: RequestContext, input: z.output<In>): Promise<z.input<Out>>;

@@ -1,4 +1,4 @@
-import { reembedProfilesStep, runLearningStep, type CoreDeps } from "@als/core";
+import { reembedProfilesStep, runAggregationStep, runLearningStep, type CoreDeps } from "@als/core";
 import type { Activities } from "@als/workflows/activities";
 import { learnUserWorkflowId } from "@als/workflows/workflow-ids";
 import { ApplicationFailure, Context } from "@temporalio/activity";
@@ -17,17 +17,22 @@ export function createActivities(deps: CoreDeps): Activities {
       return reembedProfilesStep(deps, { orgId, projectId }, batchSize);
     },
 
-    async learningStep({ orgId, projectId, userId }) {
-      // Heartbeats while the LLM works, so a worker that dies mid-window is noticed in seconds. The
-      // lease token is the workflow id: a retry of this step (on any worker) takes the lease over at
-      // once, and the cursor's compare-and-set still lets only one attempt commit the window.
-      const context = Context.current();
-      const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
-      try {
-        return await runLearningStep(deps, { orgId, projectId }, userId, learnUserWorkflowId({ orgId, projectId, userId }));
-      } finally {
-        clearInterval(heartbeat);
-      }
-    },
+    // Both steps heartbeat while the LLM works, so a worker that dies mid-step is noticed in seconds.
+    // Their lease token is their workflow id: a retry of the step (on any worker) takes the lease
+    // over at once, and the step's own compare-and-set still lets only one attempt commit.
+    learningStep: ({ orgId, projectId, userId }) =>
+      withHeartbeat(() => runLearningStep(deps, { orgId, projectId }, userId, learnUserWorkflowId({ orgId, projectId, userId }))),
+
+    aggregationStep: ({ orgId, projectId, operationId }) => withHeartbeat(() => runAggregationStep(deps, { orgId, projectId }, operationId, operationId)),
   };
+}
+
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(heartbeat);
+  }
 }

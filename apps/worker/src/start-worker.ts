@@ -1,11 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { createEmbedder, createLlm } from "@als/ai";
+import { createComputePool } from "@als/compute";
 import { systemClock, type CoreDeps, type Settings } from "@als/core";
 import { openDatabase } from "@als/db";
 import { Client } from "@temporalio/client";
 import { NativeConnection, Worker, type Logger } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { schedulePendingLearning } from "./schedule-pending-learning.ts";
+import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
@@ -30,7 +32,8 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   }
   const embedder = await createEmbedder(settings.embedding);
   const db = await openDatabase(storage);
-  const deps: CoreDeps = { db, embedder, now: systemClock, ...(settings.llm && { llm: createLlm(settings.llm) }) };
+  const compute = createComputePool();
+  const deps: CoreDeps = { db, embedder, now: systemClock, compute, ...(settings.llm && { llm: createLlm(settings.llm) }) };
   const connection = await NativeConnection.connect({ address: temporal.address });
   const worker = await Worker.create({
     connection,
@@ -42,6 +45,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   const finished = worker.run().finally(async () => {
     await connection.close();
     await db.close();
+    await compute.close();
     await embedder.close();
   });
   const client = new Client({ connection, namespace: temporal.namespace });
@@ -49,6 +53,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     const started = await scheduleStaleReembeds(client, deps, temporal.taskQueue);
     log.info("re-embedding scheduled", { modelId: embedder.modelId, started });
     log.info("learning scheduled", { users: await schedulePendingLearning(client, deps, temporal.taskQueue) });
+    log.info("aggregation operations scheduled", { operations: await scheduleUnfinishedAggregations(client, deps, temporal.taskQueue) });
   } catch (error) {
     worker.shutdown();
     await finished;

@@ -6,3 +6,6 @@ export * from "./search.ts";
 export * from "./interactions.ts";
 export * from "./config.ts";
 export * from "./learning.ts";
+export * from "./generation.ts";
+export * from "./aggregation.ts";
+export * from "./review.ts";

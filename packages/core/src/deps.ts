@@ -17,6 +17,10 @@ export interface CoreDeps {
   scheduleLearning?: (scope: Scope, userId: string) => Promise<void> | void;
   /** Unset: the defaults of LearningSettings. */
   learning?: LearningSettings;
+  /** CPU work off the event loop (clustering); aggregation needs it. */
+  compute?: { clusterEmbeddings(input: { vectors: Float32Array; dims: number; threshold: number; minClusterSize: number }): Promise<Int32Array> };
+  /** Tells the orchestrator that an aggregation operation waits to run (the reconciler, or a Temporal workflow). */
+  scheduleAggregation?: (scope: Scope, operationId: string) => Promise<void> | void;
 }
 
 export interface LearningSettings {

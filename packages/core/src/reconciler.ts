@@ -1,4 +1,5 @@
-import { learning, profiles, type Scope } from "@als/db";
+import { aggregation, learning, profiles, type Scope } from "@als/db";
+import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { CoreDeps } from "./deps.ts";
 import { runLearningStep } from "./learning/learning-step.ts";
 import { reembedProfilesStep } from "./profiles/reembed-profiles.ts";
@@ -23,7 +24,8 @@ const parseKey = (key: UserKey) => {
  * as activities in full mode, in this process. Its first pass re-embeds stale profiles and picks up
  * every user with interactions not yet learned from (so a restart loses nothing); after that,
  * `wakeUser` queues a user whose stream moved, and sleeping users (a short window waiting for its
- * inactivity deadline, a retry's backoff) are woken when their time comes.
+ * inactivity deadline, a retry's backoff) are woken when their time comes. Every pass also runs the
+ * aggregation operations that are queued, due for a retry, or left by a worker whose lease expired.
  */
 export class Reconciler {
   private pass: Promise<void> | undefined;
@@ -90,7 +92,7 @@ export class Reconciler {
           this.due.add(key);
         }
       }
-      await Promise.all(Array.from({ length: LEARNING_CONCURRENCY }, () => this.drainDueUsers()));
+      await Promise.all([...Array.from({ length: LEARNING_CONCURRENCY }, () => this.drainDueUsers()), this.runDueOperations()]);
     } catch (error) {
       this.onError(error);
     }
@@ -110,6 +112,14 @@ export class Reconciler {
         this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
         this.onError(error);
       }
+    }
+  }
+
+  /** One attempt at each runnable aggregation operation; one due again at once asks for another pass. */
+  private async runDueOperations(): Promise<void> {
+    for (const { operationId, ...scope } of await aggregation.findRunnableOperations(this.deps.db, this.deps.now())) {
+      const outcome = await runAggregationStep(this.deps, scope, operationId);
+      if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
     }
   }
 

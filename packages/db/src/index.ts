@@ -21,3 +21,7 @@ export type { InteractionRecord, InteractionInsert } from "./queries/interaction
 export type { DeletedRequests, RequestRecord } from "./queries/requests.ts";
 export type { CursorRecord, Extractor, PendingSummary, StallRecord, LlmUsageRow } from "./queries/learning.ts";
 export * as projectConfig from "./queries/project-config.ts";
+export * as aggregation from "./queries/aggregation.ts";
+export type { AggregationInput, OperationRecord, OperationStatus } from "./queries/aggregation.ts";
+export * as playbookReviews from "./queries/playbook-reviews.ts";
+export type { ReviewDecision, ReviewDecisionRow } from "./queries/playbook-reviews.ts";

@@ -28,7 +28,10 @@ export class AnthropicMessagesProvider implements Llm {
     const tool = { name: request.schemaName, description: "Record the answer.", input_schema: jsonSchemaOf(request.schema) };
     try {
       const value = await withLlmRetries(async () => {
-        const reply = await this.post({ system: request.system, messages: [{ role: "user", content: request.user }], tools: [tool], tool_choice: { type: "tool", name: tool.name } });
+        const reply = await this.post(
+          { system: request.system, messages: [{ role: "user", content: request.user }], tools: [tool], tool_choice: { type: "tool", name: tool.name } },
+          request.signal,
+        );
         this.add(usage, reply);
         const call = reply.content?.find((block) => block.type === "tool_use");
         return validated(request.schema, call?.type === "tool_use" ? call.input : undefined);
@@ -40,14 +43,14 @@ export class AnthropicMessagesProvider implements Llm {
   }
 
   async generateText(request: LlmTextRequest): Promise<{ text: string; usage: LlmUsage }> {
-    const reply = await withLlmRetries(() => this.post({ system: request.system, messages: [{ role: "user", content: request.user }] }), this.http);
+    const reply = await withLlmRetries(() => this.post({ system: request.system, messages: [{ role: "user", content: request.user }] }, request.signal), this.http);
     const text = (reply.content ?? []).flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
     return { text, usage: this.usageOf(reply) };
   }
 
-  private async post(body: Record<string, unknown>): Promise<MessagesReply> {
+  private async post(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<MessagesReply> {
     const headers = { "x-api-key": this.apiKey, "anthropic-version": ANTHROPIC_VERSION };
-    return (await postJson(`${this.baseUrl}/messages`, headers, { model: this.model, max_tokens: MAX_TOKENS, temperature: 0, ...body }, this.http.timeoutMs)) as MessagesReply;
+    return (await postJson(`${this.baseUrl}/messages`, headers, { model: this.model, max_tokens: MAX_TOKENS, temperature: 0, ...body }, this.http.timeoutMs, signal)) as MessagesReply;
   }
 
   private usageOf(reply: MessagesReply | undefined): LlmUsage {

@@ -33,20 +33,37 @@ interface ProviderErrorBody {
  * the status and the provider's error code or type only: never the key, the prompt or the
  * provider's free text, which may echo either.
  */
-export async function postJson(url: string, headers: Record<string, string>, body: unknown, timeoutMs: number): Promise<unknown> {
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
+  let text: string;
   try {
     response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
+    // Read inside the try: the timeout and a dropped connection can also strike while the body streams in.
+    text = await response.text();
   } catch (error) {
+    if (signal?.aborted) throw signal.reason;
     throw new TransientLlmError(`the provider could not be reached (${error instanceof Error ? error.name : "network error"})`);
   }
-  if (response.ok) return response.json();
-  const text = await response.text();
+  if (response.ok) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // A proxy's error page or a reply cut short: another attempt may fare better.
+      throw new TransientLlmError(`the provider answered ${response.status} with a body that is not JSON`);
+    }
+  }
   let parsed: ProviderErrorBody = {};
   try {
     parsed = JSON.parse(text) as ProviderErrorBody;
@@ -56,7 +73,10 @@ export async function postJson(url: string, headers: Record<string, string>, bod
   const code = parsed.error?.code ?? parsed.error?.type ?? "unknown";
   const label = `the provider answered ${response.status} (${code})`;
   if (response.status === 401 || response.status === 403) throw new LlmStallError("auth", `${label}: check the API key`);
-  const billing = BILLING_WORDS.test(`${parsed.error?.code ?? ""} ${parsed.error?.type ?? ""} ${parsed.error?.message ?? ""}`);
+  // OpenAI's plain rate-limit messages can point at the billing page ("add a payment method to
+  // increase your rate limit"); their code says they are rate limits, to be waited out.
+  const rateLimited = /^rate_limit/.test(code);
+  const billing = !rateLimited && BILLING_WORDS.test(`${parsed.error?.code ?? ""} ${parsed.error?.type ?? ""} ${parsed.error?.message ?? ""}`);
   if (response.status === 402 || (billing && (response.status === 429 || response.status === 400))) {
     throw new LlmStallError("billing", `${label}: check the account's billing and quota`);
   }

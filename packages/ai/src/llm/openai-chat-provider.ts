@@ -9,6 +9,8 @@ interface ChatCompletion {
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
+const REASONING_MODEL = /^(o\d|gpt-5)/;
+
 /**
  * OpenAI's chat completions, and any server speaking them (Ollama, vLLM). Structured output asks for
  * `json_schema`; a compatible server that refuses it (400) is asked for `json_object` with the
@@ -45,7 +47,7 @@ export class OpenAiChatProvider implements Llm {
   }
 
   async generateText(request: LlmTextRequest): Promise<{ text: string; usage: LlmUsage }> {
-    const completion = await withLlmRetries(() => this.post({ messages: this.messages(request.system, request.user) }), this.http);
+    const completion = await withLlmRetries(() => this.post({ messages: this.messages(request.system, request.user) }, request.signal), this.http);
     const usage = this.emptyUsage();
     this.add(usage, completion);
     return { text: completion.choices?.[0]?.message?.content ?? "", usage };
@@ -54,17 +56,23 @@ export class OpenAiChatProvider implements Llm {
   private complete(request: LlmObjectRequest<z.ZodType>, schema: Record<string, unknown>): Promise<ChatCompletion> {
     if (this.jsonSchemaRefused) {
       const system = `${request.system}\n\nAnswer with one JSON object matching this JSON Schema:\n${JSON.stringify(schema)}`;
-      return this.post({ messages: this.messages(system, request.user), response_format: { type: "json_object" } });
+      return this.post({ messages: this.messages(system, request.user), response_format: { type: "json_object" } }, request.signal);
     }
-    return this.post({
-      messages: this.messages(request.system, request.user),
-      response_format: { type: "json_schema", json_schema: { name: request.schemaName, schema, strict: false } },
-    });
+    return this.post(
+      {
+        messages: this.messages(request.system, request.user),
+        response_format: { type: "json_schema", json_schema: { name: request.schemaName, schema, strict: false } },
+      },
+      request.signal,
+    );
   }
 
-  private async post(body: Record<string, unknown>): Promise<ChatCompletion> {
+  private async post(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<ChatCompletion> {
     const headers: Record<string, string> = this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {};
-    return (await postJson(`${this.baseUrl}/chat/completions`, headers, { model: this.model, temperature: 0, ...body }, this.http.timeoutMs)) as ChatCompletion;
+    // Reasoning models (o1, o3, o4-mini, gpt-5...) refuse any temperature but their default, with a 400.
+    const sampling = REASONING_MODEL.test(this.model) ? {} : { temperature: 0 };
+    const request = { model: this.model, ...sampling, ...body };
+    return (await postJson(`${this.baseUrl}/chat/completions`, headers, request, this.http.timeoutMs, signal)) as ChatCompletion;
   }
 
   private messages(system: string, user: string) {

@@ -24,7 +24,21 @@ export interface WindowOrigin {
   /** The request of the window's newest interaction: the learnings are attributed to it. */
   request: RequestRecord;
   now: number;
+  /** The status new learnings get; unset: CURRENT. */
+  status?: Generation["status"];
 }
+
+/**
+ * The learnings of a user that a window is compared with and adds to. Learning and manual
+ * generation extend the CURRENT ones; a rerun builds a PENDING generation beside them, compared only
+ * with itself, which an upgrade later makes current. A playbook generation may belong to one agent
+ * version.
+ */
+export interface Generation {
+  status: "CURRENT" | "PENDING";
+  agentVersion?: string;
+}
+export const CURRENT_GENERATION: Generation = { status: "CURRENT" };
 
 /**
  * One kind of extraction (profiles or user playbooks): how its prompt is filled, what the LLM must
@@ -43,19 +57,22 @@ export interface ExtractorSpec<C, S extends z.ZodType = z.ZodType> {
   candidatesOf(reply: z.output<S>): C[];
   /** The text a candidate is embedded, compared and deduplicated by. */
   textOf(candidate: C): string;
-  /** The user's current learnings of this kind (shown to the LLM so it does not restate them). */
-  known(deps: CoreDeps, scope: Scope, userId: string): Promise<KnownLearning[]>;
-  /** The user's current learnings most like a candidate (hybrid search), with their vector similarity. */
+  /** The user's learnings of this kind in the generation (shown to the LLM so it does not restate them); unset: CURRENT. */
+  known(deps: CoreDeps, scope: Scope, userId: string, generation?: Generation): Promise<KnownLearning[]>;
+  /** The user's learnings in the generation most like a candidate (hybrid search), with their vector similarity. */
   similar(
     deps: CoreDeps,
     scope: Scope,
     search: { userId: string; text: string; vector: number[]; topK: number },
+    generation?: Generation,
   ): Promise<(KnownLearning & { similarity: number | null })[]>;
   dedupSettings(config: ProjectConfig): { search_threshold: number; search_top_k: number };
   /** Whether a candidate that adds detail to a known learning rewrites its text; otherwise it is dropped. */
   mergesText: boolean;
-  /** Writes the plan inside the transaction that advances the cursor; returns how many learnings it created. */
+  /** Writes the plan inside the caller's transaction (for learning, the one that advances the cursor); returns how many learnings it created. */
   commit(tx: Sql, deps: CoreDeps, scope: Scope, plan: LearningPlan<C>, origin: WindowOrigin): Promise<number>;
+  /** Deletes the user's learnings of a generation (a rerun replaces the one an earlier rerun left unpromoted). */
+  deleteGeneration(sql: Sql, scope: Scope, userId: string, generation: Generation): Promise<void>;
 }
 
 export interface WindowResult {

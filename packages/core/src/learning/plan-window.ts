@@ -3,7 +3,7 @@ import type { InteractionRecord, Scope } from "@als/db";
 import { z } from "zod";
 import type { ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
-import type { ExtractorSpec, KnownLearning, LearningPlan } from "./extractor.ts";
+import { CURRENT_GENERATION, type ExtractorSpec, type Generation, type KnownLearning, type LearningPlan } from "./extractor.ts";
 import { formatTranscript } from "./transcript.ts";
 
 const Deduplication = z.object({
@@ -20,8 +20,9 @@ const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, " ").tri
 
 /**
  * Everything a window needs from the LLM and the embedder, done before any transaction: extraction,
- * then deduplication against what the user already has. A candidate whose text the user already
- * has is dropped outright; candidates with close matches (hybrid search, vector similarity at or
+ * then deduplication against what the user already has (in `generation`: the CURRENT learnings
+ * unless a rerun builds a PENDING generation). A candidate whose text the user already has is
+ * dropped outright; candidates with close matches (hybrid search, vector similarity at or
  * above the configured threshold) go to one LLM call that says which restate, and which add detail
  * to be merged. So republishing the same facts does not grow the store.
  */
@@ -32,9 +33,10 @@ export async function planWindow<C>(
   config: ProjectConfig,
   userId: string,
   window: readonly InteractionRecord[],
+  generation: Generation = CURRENT_GENERATION,
 ): Promise<PlannedWindow<C>> {
   const usage: PlannedWindow<C>["usage"] = [];
-  const known = await spec.known(deps, scope, userId);
+  const known = await spec.known(deps, scope, userId, generation);
   const prompt = renderPrompt(spec.prompt, { ...spec.promptVariables(config), existing: listed(known), transcript: formatTranscript(window) });
   const extracted = await deps.llm.generateObject({ system: prompt.system, user: prompt.user, schema: spec.schema, schemaName: spec.schemaName });
   usage.push({ ...extracted.usage, stage: spec.stage });
@@ -52,7 +54,7 @@ export async function planWindow<C>(
   const { search_threshold: threshold, search_top_k: topK } = spec.dedupSettings(config);
   const close = await Promise.all(
     candidates.map(async (candidate, index) =>
-      (await spec.similar(deps, scope, { userId, text: spec.textOf(candidate), vector: vectors[index]!, topK })).filter(
+      (await spec.similar(deps, scope, { userId, text: spec.textOf(candidate), vector: vectors[index]!, topK }, generation)).filter(
         (match) => match.similarity !== null && match.similarity >= threshold,
       ),
     ),

@@ -2,7 +2,7 @@ import { userPlaybooks } from "@als/db";
 import { z } from "zod";
 import { embeddingTextOf } from "../playbooks/playbook-text.ts";
 import { DEFAULT_PLAYBOOK_DEFINITION } from "./default-definitions.ts";
-import type { ExtractorSpec } from "./extractor.ts";
+import { CURRENT_GENERATION, type ExtractorSpec } from "./extractor.ts";
 
 const KNOWN_SHOWN = 100;
 
@@ -29,16 +29,16 @@ export const playbookExtractor: ExtractorSpec<PlaybookCandidate, typeof Playbook
   // guidance that may already be linked into an agent playbook.
   mergesText: false,
 
-  async known(deps, scope, userId) {
-    const current = await userPlaybooks.listUserPlaybooks(deps.db, scope, { userId, statuses: ["CURRENT"] }, KNOWN_SHOWN);
+  async known(deps, scope, userId, generation = CURRENT_GENERATION) {
+    const current = await userPlaybooks.listUserPlaybooks(deps.db, scope, { userId, statuses: [generation.status], agentVersion: generation.agentVersion }, KNOWN_SHOWN);
     return current.map((p) => ({ id: String(p.user_playbook_id), text: embeddingTextOf(p) }));
   },
 
-  async similar(deps, scope, search) {
+  async similar(deps, scope, search, generation = CURRENT_GENERATION) {
     const found = await userPlaybooks.searchUserPlaybooks(
       deps.db,
       scope,
-      { userId: search.userId, statuses: ["CURRENT"] },
+      { userId: search.userId, statuses: [generation.status], agentVersion: generation.agentVersion },
       { mode: "hybrid", queryVector: search.vector, queryText: search.text, embeddingModel: deps.embedder.modelId, topK: search.topK },
     );
     return found.map((p) => ({ id: String(p.user_playbook_id), text: embeddingTextOf(p), similarity: p.similarity }));
@@ -59,7 +59,7 @@ export const playbookExtractor: ExtractorSpec<PlaybookCandidate, typeof Playbook
           trigger: candidate.trigger,
           rationale: candidate.rationale,
           tags: candidate.tags,
-          status: "CURRENT",
+          status: origin.status ?? "CURRENT",
           source: request.source,
           embedding,
           embedding_model: deps.embedder.modelId,
@@ -68,5 +68,9 @@ export const playbookExtractor: ExtractorSpec<PlaybookCandidate, typeof Playbook
       );
     }
     return plan.inserts.length;
+  },
+
+  async deleteGeneration(sql, scope, userId, generation) {
+    await userPlaybooks.deleteUserPlaybooks(sql, scope, { userId, statuses: [generation.status], agentVersion: generation.agentVersion });
   },
 };

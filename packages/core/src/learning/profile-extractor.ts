@@ -3,7 +3,7 @@ import { profileChangeLog, profiles } from "@als/db";
 import { z } from "zod";
 import { expiryOf } from "../profiles/profile-view.ts";
 import { DEFAULT_PROFILE_DEFINITION } from "./default-definitions.ts";
-import type { ExtractorSpec } from "./extractor.ts";
+import { CURRENT_GENERATION, type ExtractorSpec } from "./extractor.ts";
 
 const KNOWN_SHOWN = 100;
 
@@ -28,16 +28,16 @@ export const profileExtractor: ExtractorSpec<ProfileCandidate, typeof ProfileExt
   dedupSettings: (config) => config.deduplication_config,
   mergesText: true,
 
-  async known(deps, scope, userId) {
-    const current = await profiles.listProfiles(deps.db, scope, { userId, statuses: ["CURRENT"], liveAt: deps.now() }, KNOWN_SHOWN);
+  async known(deps, scope, userId, generation = CURRENT_GENERATION) {
+    const current = await profiles.listProfiles(deps.db, scope, { userId, statuses: [generation.status], liveAt: deps.now() }, KNOWN_SHOWN);
     return current.map((p) => ({ id: p.profile_id, text: p.content }));
   },
 
-  async similar(deps, scope, search) {
+  async similar(deps, scope, search, generation = CURRENT_GENERATION) {
     const found = await profiles.searchProfiles(
       deps.db,
       scope,
-      { userId: search.userId, statuses: ["CURRENT"], liveAt: deps.now() },
+      { userId: search.userId, statuses: [generation.status], liveAt: deps.now() },
       { mode: "hybrid", queryVector: search.vector, queryText: search.text, embeddingModel: deps.embedder.modelId, topK: search.topK },
     );
     return found.map((p) => ({ id: p.profile_id, text: p.content, similarity: p.similarity }));
@@ -49,7 +49,7 @@ export const profileExtractor: ExtractorSpec<ProfileCandidate, typeof ProfileExt
       profile_id: crypto.randomUUID(),
       user_id: userId,
       content: candidate.content,
-      status: "CURRENT" as const,
+      status: origin.status ?? "CURRENT",
       source: request.source,
       profile_time_to_live: candidate.time_to_live,
       expires_at: expiryOf(candidate.time_to_live, now),
@@ -70,5 +70,10 @@ export const profileExtractor: ExtractorSpec<ProfileCandidate, typeof ProfileExt
     const stored = await profiles.upsertProfiles(tx, scope, rows, now);
     await profileChangeLog.recordProfileChanges(tx, scope, [{ user_id: userId, request_id: request.request_id, added_profiles: stored, removed_profiles: before }], now);
     return inserted.length;
+  },
+
+  async deleteGeneration(sql, scope, userId, generation) {
+    // Not logged as a change: the profiles of a generation not yet upgraded were never the user's current ones.
+    await profiles.deleteProfiles(sql, scope, { userId, statuses: [generation.status] });
   },
 };

@@ -178,28 +178,74 @@ export async function windowInteractions(sql: Sql, scope: Scope, userId: string,
   return rows.reverse();
 }
 
-/** Interactions of a user between two stream positions (inclusive), evaluation-only ones excluded, in stream order. */
+/** Which of a project's interactions a generation reads; evaluation-only ones never count. */
+export interface GenerationFilters {
+  userId?: string;
+  /** Inclusive bounds of created_at. */
+  createdFrom?: number;
+  createdTo?: number;
+  /** The exact source of the interaction's request; unset or empty: any. */
+  source?: string;
+  /** The agent version of the interaction's request; unset: any. */
+  agentVersion?: string;
+}
+
+function generationConditions(scope: Scope, filters: GenerationFilters, params: Params): string[] {
+  const where = [`i.org_id = ${params.add(scope.orgId)}`, `i.project_id = ${params.add(scope.projectId)}`, "NOT i.evaluation_only"];
+  if (filters.userId !== undefined) where.push(`i.user_id = ${params.add(filters.userId)}`);
+  if (filters.createdFrom !== undefined) where.push(`i.created_at >= ${params.add(filters.createdFrom)}`);
+  if (filters.createdTo !== undefined) where.push(`i.created_at <= ${params.add(filters.createdTo)}`);
+  const ofRequest = [];
+  if (filters.source) ofRequest.push(`r.source = ${params.add(filters.source)}`);
+  if (filters.agentVersion !== undefined) ofRequest.push(`r.agent_version = ${params.add(filters.agentVersion)}`);
+  if (ofRequest.length > 0) {
+    where.push(`EXISTS (SELECT 1 FROM requests r WHERE r.org_id = i.org_id AND r.project_id = i.project_id
+      AND r.request_id = i.request_id AND ${ofRequest.join(" AND ")})`);
+  }
+  return where;
+}
+
+const QUALIFIED_COLUMNS = COLUMNS.replace(/(\w+)/g, "i.$1");
+
+/** A user's interactions past a stream position that pass the filters, at most `limit`, in stream order. */
 export async function interactionsBetween(
   sql: Sql,
   scope: Scope,
-  filters: { userId: string; afterSeq: number; limit: number; createdFrom?: number; createdTo?: number; source?: string },
+  filters: GenerationFilters & { userId: string; afterSeq: number; limit: number },
 ): Promise<InteractionRecord[]> {
   const params = new Params();
-  const where = [
-    `i.org_id = ${params.add(scope.orgId)}`,
-    `i.project_id = ${params.add(scope.projectId)}`,
-    `i.user_id = ${params.add(filters.userId)}`,
-    `i.seq > ${params.add(filters.afterSeq)}`,
-    "NOT i.evaluation_only",
-  ];
-  if (filters.createdFrom !== undefined) where.push(`i.created_at >= ${params.add(filters.createdFrom)}`);
-  if (filters.createdTo !== undefined) where.push(`i.created_at <= ${params.add(filters.createdTo)}`);
-  if (filters.source) {
-    where.push(`EXISTS (SELECT 1 FROM requests r WHERE r.org_id = i.org_id AND r.project_id = i.project_id
-      AND r.request_id = i.request_id AND r.source = ${params.add(filters.source)})`);
-  }
+  const where = [...generationConditions(scope, filters, params), `i.seq > ${params.add(filters.afterSeq)}`];
   return sql.query<InteractionRecord>(
-    `SELECT ${COLUMNS.replace(/(\w+)/g, "i.$1")} FROM interactions i WHERE ${where.join(" AND ")} ORDER BY i.seq LIMIT ${params.add(filters.limit)}`,
+    `SELECT ${QUALIFIED_COLUMNS} FROM interactions i WHERE ${where.join(" AND ")} ORDER BY i.seq LIMIT ${params.add(filters.limit)}`,
     params.values,
+  );
+}
+
+/** A user's most recent `limit` interactions that pass the filters, in stream order. */
+export async function latestInteractions(sql: Sql, scope: Scope, filters: GenerationFilters & { userId: string }, limit: number): Promise<InteractionRecord[]> {
+  const params = new Params();
+  const where = generationConditions(scope, filters, params);
+  const rows = await sql.query<InteractionRecord>(
+    `SELECT ${QUALIFIED_COLUMNS} FROM interactions i WHERE ${where.join(" AND ")} ORDER BY i.seq DESC LIMIT ${params.add(limit)}`,
+    params.values,
+  );
+  return rows.reverse();
+}
+
+/** The users having interactions that pass the filters, in id order. */
+export async function usersWithInteractions(sql: Sql, scope: Scope, filters: GenerationFilters): Promise<string[]> {
+  const params = new Params();
+  const where = generationConditions(scope, filters, params);
+  const rows = await sql.query<{ user_id: string }>(`SELECT DISTINCT i.user_id FROM interactions i WHERE ${where.join(" AND ")} ORDER BY i.user_id`, params.values);
+  return rows.map((row) => row.user_id);
+}
+
+/** A user's interactions whose response cited a learning, newest first: the evidence of how it worked. */
+export async function interactionsCiting(sql: Sql, scope: Scope, citation: { userId: string; kind: string; learningId: string }, limit: number): Promise<InteractionRecord[]> {
+  return sql.query<InteractionRecord>(
+    `SELECT ${COLUMNS} FROM interactions
+     WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND citations @> $4::jsonb
+     ORDER BY seq DESC LIMIT $5`,
+    [scope.orgId, scope.projectId, citation.userId, [{ kind: citation.kind, learning_id: citation.learningId }], limit],
   );
 }

@@ -1,5 +1,6 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
+import { upgradeLifecycle, type LifecycleUpgrade } from "./lifecycle-upgrade.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
 import { rankedQuerySql, type RankedQuery } from "./ranked-search.ts";
 
@@ -212,4 +213,18 @@ export async function findScopesWithStaleEmbeddings(sql: Sql, modelId: string): 
     [modelId],
   );
   return rows.map((row) => ({ orgId: row.org_id, projectId: row.project_id }));
+}
+
+/** The users (one, when `userId` is given) with PENDING profiles waiting for an upgrade, in id order. */
+export async function findUsersWithPendingProfiles(sql: Sql, scope: Scope, userId?: string): Promise<string[]> {
+  const params = new Params();
+  const where = filterSql(scope, { userId, statuses: ["PENDING"] }, params);
+  const rows = await sql.query<{ user_id: string }>(`SELECT DISTINCT user_id FROM profiles WHERE ${where} ORDER BY user_id`, params.values);
+  return rows.map((row) => row.user_id);
+}
+
+/** Upgrades a user's profiles one lifecycle step (see upgradeLifecycle). */
+export function upgradeProfilesOfUser(sql: Sql, scope: Scope, userId: string, now: number): Promise<LifecycleUpgrade<ProfileRecord>> {
+  const params = new Params();
+  return upgradeLifecycle(sql, { table: "profiles", columns: COLUMNS, where: filterSql(scope, { userId }, params), params }, now);
 }

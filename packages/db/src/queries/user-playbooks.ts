@@ -1,5 +1,6 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
+import { upgradeLifecycle, type LifecycleUpgrade } from "./lifecycle-upgrade.ts";
 import { Params, vectorLiteral } from "./params.ts";
 import { playbookConditions, playbookQueries, type LifecycleStatus, type PlaybookFilters, type PlaybookText } from "./playbook-query.ts";
 
@@ -94,4 +95,42 @@ export async function countUserPlaybooks(sql: Sql, scope: Scope, userId: string)
   const where = filterSql(scope, { userId }, params);
   const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM user_playbooks WHERE ${where}`, params.values);
   return row!.n;
+}
+
+/** A user's playbooks of one agent version: what an upgrade moves together. */
+export interface UserPlaybookGroup {
+  user_id: string;
+  agent_version: string;
+}
+
+/** The groups holding PENDING user playbooks that pass the filters (agent version, playbook name), in order. */
+export async function findPendingUserPlaybookGroups(sql: Sql, scope: Scope, filters: UserPlaybookFilters): Promise<UserPlaybookGroup[]> {
+  const params = new Params();
+  const where = filterSql(scope, { ...filters, statuses: ["PENDING"] }, params);
+  return sql.query<UserPlaybookGroup>(
+    `SELECT DISTINCT user_id, agent_version FROM user_playbooks WHERE ${where} ORDER BY user_id, agent_version`,
+    params.values,
+  );
+}
+
+/** Upgrades a group's user playbooks (only those named `playbookName`, when given) one lifecycle step (see upgradeLifecycle). */
+export function upgradeUserPlaybookGroup(
+  sql: Sql,
+  scope: Scope,
+  group: UserPlaybookGroup & { playbookName?: string },
+  now: number,
+): Promise<LifecycleUpgrade<UserPlaybookRecord>> {
+  const params = new Params();
+  const where = filterSql(scope, { userId: group.user_id, agentVersion: group.agent_version, playbookName: group.playbookName }, params);
+  return upgradeLifecycle(sql, { table: "user_playbooks", columns: COLUMNS, where, params }, now);
+}
+
+/** Archives a user playbook, only while it is still CURRENT; false when it changed status meanwhile. */
+export async function archiveCurrentUserPlaybook(sql: Sql, scope: Scope, userPlaybookId: number, now: number): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE user_playbooks SET status = 'ARCHIVED', last_modified_timestamp = $4
+     WHERE org_id = $1 AND project_id = $2 AND user_playbook_id = $3 AND status = 'CURRENT' RETURNING 1`,
+    [scope.orgId, scope.projectId, userPlaybookId, now],
+  );
+  return rows.length > 0;
 }

@@ -14,8 +14,10 @@ import { searchUserPlaybooks } from "./search-user-playbooks.ts";
 import { updateAgentPlaybook } from "./update-agent-playbook.ts";
 import { updateAgentPlaybookStatus } from "./update-agent-playbook-status.ts";
 import { updateUserPlaybook } from "./update-user-playbook.ts";
+import { reviewUserPlaybooks } from "./review-user-playbooks.ts";
 
 export const playbookOperations = [
+  reviewUserPlaybooks,
   addUserPlaybook,
   getUserPlaybooks,
   searchUserPlaybooks,

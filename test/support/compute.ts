@@ -1,0 +1,9 @@
+import { createComputePool, type ComputePool } from "@als/compute";
+
+let shared: ComputePool | undefined;
+
+/** One compute pool per test process, shared by every test file (its threads start on first use). */
+export function sharedComputePool(): ComputePool {
+  shared ??= createComputePool({ threads: 2 });
+  return shared;
+}
