@@ -21,7 +21,7 @@ function review(request: FakeLlmRequest): FakeLlmReply {
 }
 
 let t0: number;
-let ids: Record<string, number> = {};
+const ids: Record<string, number> = {};
 
 beforeAll(async () => {
   llm = await startScriptedLlm(review);
@@ -38,7 +38,7 @@ beforeAll(async () => {
   const other = await svc.call("POST", "/api/publish_interaction", { user_id: "ben", session_id: "s", interaction_data_list: [{ content: "hi" }] });
   const add = async (name: string, body: object) => {
     svc.clock.now += 10;
-    [ids[name]] = await addUserPlaybooks(svc, [{ user_id: "ana", trigger: "Order status", ...body }]);
+    ids[name] = (await addUserPlaybooks(svc, [{ user_id: "ana", trigger: "Order status", ...body }]))[0]!;
   };
   await add("keep", { content: "KEEP give the tracking link", request_id: published.body.request_id });
   await add("drop", { content: "DROP promise next-day delivery", request_id: published.body.request_id });
@@ -127,7 +127,7 @@ describe("review_user_playbooks", () => {
       expect((await playbookReviews.reviewRunStatus(svc.db, runId))!.status).toBe("failed");
       expect(await statusOf(newer!)).toBe("ARCHIVED");
       expect(await statusOf(older!)).toBe("CURRENT");
-      expect((await playbookReviews.decisionsOfRun(svc.db, runId)).map((d) => d.user_playbook_id)).toEqual([newer]);
+      expect((await playbookReviews.decisionsOfRun(svc.db, runId)).map((d) => d.user_playbook_id)).toEqual([newer!]);
     } finally {
       failOn = undefined;
     }

@@ -1,10 +1,8 @@
 // Learning in full mode: publishes signal-with-start a per-user Temporal workflow, whose activities run
 // the learning step on a worker process. Needs TEST_DATABASE_URL and TEMPORAL_ADDRESS (scripts/test).
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { learningStatusOf, publishInteractions, systemClock, type CoreDeps } from "@als/core";
@@ -15,15 +13,7 @@ import { Client, Connection } from "@temporalio/client";
 import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
 import { scriptedReply } from "../../../test/support/scripted-llm.ts";
 import { startFakeLlmServer, type FakeLlmRequest, type FakeLlmReply } from "../../../test/support/llm-server.ts";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const MODEL_DIR = `${ROOT}.cache/models/all-MiniLM-L6-v2-int8`;
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set (scripts/test starts the services and sets it)`);
-  return value;
-}
+import { MODEL_DIR, requiredEnv, spawnWorker as spawnWorkerProcess, stopWorker } from "./worker-process.ts";
 
 let database: Awaited<ReturnType<typeof createFreshDatabase>>;
 let db: Database;
@@ -34,6 +24,7 @@ let llm: Awaited<ReturnType<typeof startFakeLlmServer>>;
 /** While set, profile extraction requests hang until it resolves: a window caught in the middle. */
 let gate: Promise<void> | undefined;
 const taskQueue = `learning-test-${randomUUID()}`;
+const spawnWorker = () => spawnWorkerProcess({ databaseUrl: database.url, taskQueue, llmBaseUrl: llm.baseUrl });
 
 before(async () => {
   database = await createFreshDatabase(requiredEnv("TEST_DATABASE_URL"));
@@ -54,31 +45,6 @@ after(async () => {
   await db?.close();
   await database?.drop();
 });
-
-/** A worker as its own process, as in production, so a test can kill it outright. */
-function spawnWorker(): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: requiredEnv("TEMPORAL_ADDRESS"),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      EMBEDDING_MODEL_DIR: MODEL_DIR,
-      LLM_PROVIDER: "openai-compatible",
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_MODEL: "scripted-model",
-      LOG_LEVEL: "error",
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-}
-
-async function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  const exited = new Promise((resolve) => worker.once("exit", resolve));
-  worker.kill(signal);
-  await exited;
-}
 
 /** Publishes as the API does in full mode: commit, then signal-with-start the user's workflow. */
 async function publish(scope: Scope, body: object): Promise<string> {

@@ -19,7 +19,7 @@ export * as requests from "./queries/requests.ts";
 export * as learning from "./queries/learning.ts";
 export type { InteractionRecord, InteractionInsert } from "./queries/interactions.ts";
 export type { DeletedRequests, RequestRecord } from "./queries/requests.ts";
-export type { CursorRecord, Extractor, PendingSummary, StallRecord, LlmUsageRow } from "./queries/learning.ts";
+export type { CursorRecord, Extractor, PendingSummary, StallRecord, LlmUsageRecord, LlmUsageRow } from "./queries/learning.ts";
 export * as projectConfig from "./queries/project-config.ts";
 export * as aggregation from "./queries/aggregation.ts";
 export type { AggregationInput, OperationRecord, OperationStatus } from "./queries/aggregation.ts";

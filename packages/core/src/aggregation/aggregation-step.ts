@@ -53,7 +53,7 @@ export async function runAggregationStep(deps: CoreDeps, scope: Scope, operation
         run.clusters.map((cluster) => ({ clusterKey: cluster.key, agentPlaybookId: createdFor.get(cluster.key) ?? run.previous.get(cluster.key) ?? null })),
         deps.now(),
       );
-      await learning.recordLlmUsage(tx, scope, run.usage.map((u) => usageRow(operation, u)), deps.now());
+      await learning.recordLlmUsage(tx, scope, run.usage.map((u) => ({ ...u, stage: "playbook_aggregation", userId: null, requestId: operation.request_id })), deps.now());
     });
     return { next: "done" };
   } catch (error) {
@@ -165,17 +165,5 @@ function toAgentPlaybook(operation: OperationRecord, cluster: PlaybookCluster, d
     source_user_playbook_ids: cluster.members.map((m) => m.user_playbook_id),
     embedding: embedding.values,
     embedding_model: embedding.model,
-  };
-}
-
-function usageRow(operation: OperationRecord, usage: LlmUsage) {
-  return {
-    user_id: null,
-    request_id: operation.request_id,
-    stage: "playbook_aggregation",
-    model: usage.model,
-    input_tokens: usage.inputTokens,
-    output_tokens: usage.outputTokens,
-    cost_usd: usage.costUsd,
   };
 }

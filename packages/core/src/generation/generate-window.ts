@@ -49,16 +49,7 @@ export async function generateWindow<C>(
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
     const created = await spec.commit(tx, deps, scope, planned.plan, { userId, request, now, status: generation.status });
-    const usage = planned.usage.map((u) => ({
-      user_id: userId,
-      request_id: request.request_id,
-      stage: u.stage,
-      model: u.model,
-      input_tokens: u.inputTokens,
-      output_tokens: u.outputTokens,
-      cost_usd: u.costUsd,
-    }));
-    await learning.recordLlmUsage(tx, scope, usage, now);
+    await learning.recordLlmUsage(tx, scope, planned.usage.map((u) => ({ ...u, userId, requestId: request.request_id })), now);
     return created;
   });
 }

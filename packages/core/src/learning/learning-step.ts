@@ -103,7 +103,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
     const moved = await learning.advanceCursor(tx, scope, { userId, extractor: cursor.extractor, fromSeq: cursor.covered_seq, toSeq: end, leaseToken: context.leaseToken });
     if (!moved) return false;
     await spec.commit(tx, deps, scope, planned.plan, { userId, request, now });
-    await learning.recordLlmUsage(tx, scope, planned.usage.map((u) => ({ user_id: userId, request_id: request.request_id, stage: u.stage, model: u.model, input_tokens: u.inputTokens, output_tokens: u.outputTokens, cost_usd: u.costUsd })), now);
+    await learning.recordLlmUsage(tx, scope, planned.usage.map((u) => ({ ...u, userId, requestId: request.request_id })), now);
     // A run that the stall override let through shows the provider works again.
     if (stall) await learning.clearStall(tx, scope);
     return true;

@@ -201,13 +201,24 @@ export interface LlmUsageRow {
   cost_usd: number | null;
 }
 
-export async function recordLlmUsage(sql: Sql, scope: Scope, rows: LlmUsageRow[], now: number): Promise<void> {
-  if (rows.length === 0) return;
+/** One LLM call's tokens and cost, as the providers report them, with what it was for. */
+export interface LlmUsageRecord {
+  userId: string | null;
+  requestId: string | null;
+  stage: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+}
+
+export async function recordLlmUsage(sql: Sql, scope: Scope, usage: LlmUsageRecord[], now: number): Promise<void> {
+  if (usage.length === 0) return;
   await sql.query(
     `INSERT INTO llm_usage (org_id, project_id, user_id, request_id, stage, model, input_tokens, output_tokens, cost_usd, created_at)
-     SELECT $1, $2, u.user_id, u.request_id, u.stage, u.model, u.input_tokens, u.output_tokens, u.cost_usd, $3
-     FROM jsonb_to_recordset($4::jsonb) AS u(user_id text, request_id text, stage text, model text, input_tokens int, output_tokens int, cost_usd float8)`,
-    [scope.orgId, scope.projectId, now, rows],
+     SELECT $1, $2, u."userId", u."requestId", u.stage, u.model, u."inputTokens", u."outputTokens", u."costUsd", $3
+     FROM jsonb_to_recordset($4::jsonb) AS u("userId" text, "requestId" text, stage text, model text, "inputTokens" int, "outputTokens" int, "costUsd" float8)`,
+    [scope.orgId, scope.projectId, now, usage],
   );
 }
 
