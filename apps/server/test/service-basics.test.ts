@@ -29,7 +29,9 @@ describe("service endpoints", () => {
     const response = await svc.call("GET", "/openapi.json");
     expect(response.body.openapi).toBe("3.1.0");
     for (const operation of operations) {
-      expect(response.body.paths[operation.path][operation.method.toLowerCase()].operationId).toBe(operation.procedure);
+      // Elysia's `:name` path parameters are written `{name}` in OpenAPI.
+      const path = operation.path.replace(/:(\w+)/g, "{$1}");
+      expect(response.body.paths[path][operation.method.toLowerCase()].operationId).toBe(operation.procedure);
     }
     const add = response.body.paths["/api/add_user_profile"].post.requestBody.content["application/json"].schema;
     expect(add.properties.user_profiles.items.required.sort()).toEqual(["content", "user_id"]);
