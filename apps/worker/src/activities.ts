@@ -23,7 +23,13 @@ export function createActivities(deps: CoreDeps): Activities {
     learningStep: ({ orgId, projectId, userId }) =>
       withHeartbeat(() => runLearningStep(deps, { orgId, projectId }, userId, learnUserWorkflowId({ orgId, projectId, userId }))),
 
-    aggregationStep: ({ orgId, projectId, operationId }) => withHeartbeat(() => runAggregationStep(deps, { orgId, projectId }, operationId, operationId)),
+    aggregationStep: ({ orgId, projectId, operationId }) =>
+      withHeartbeat(async () => {
+        const outcome = await runAggregationStep(deps, { orgId, projectId }, operationId, operationId);
+        // The receipt keeps a safe code only; the operator's log gets what went wrong.
+        if (outcome.unexpected) Context.current().log.error("aggregation step failed unexpectedly", { operationId, error: outcome.unexpected });
+        return outcome;
+      }),
   };
 }
 

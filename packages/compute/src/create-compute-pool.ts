@@ -3,7 +3,9 @@ import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
+import { clusterEmbeddings, type ClusterEmbeddingsInput } from "./cluster-embeddings.ts";
 import type { EmbedTextsInput, EmbedTextsOutput } from "./embed-texts-task.ts";
+import type { ScorePairsInput, ScorePairsOutput } from "./score-pairs-task.ts";
 
 export interface ComputePoolOptions {
   /** Worker threads; defaults to the number of cores. */
@@ -14,12 +16,20 @@ export interface ComputePoolOptions {
 export interface ComputePool {
   readonly threads: number;
   embedTexts(input: EmbedTextsInput): Promise<EmbedTextsOutput>;
+  /** Cross-encoder relevance of (query, document) pairs (tasks/score-pairs.mjs). */
+  scorePairs(input: ScorePairsInput): Promise<ScorePairsOutput>;
+  /**
+   * Average-linkage clustering by cosine similarity (see cluster-embeddings.ts): a label per row,
+   * 0..k-1 in order of each cluster's smallest row, -1 for rows in no cluster.
+   */
+  clusterEmbeddings(input: ClusterEmbeddingsInput): Promise<Int32Array>;
   /** Rejects new tasks, waits for running ones, then ends the threads. */
   close(): Promise<void>;
 }
 
 // Task files are plain .mjs so that worker threads load them under Node without a loader.
 const embedTextsFile = fileURLToPath(new URL("./tasks/embed-texts.mjs", import.meta.url));
+const scorePairsFile = fileURLToPath(new URL("./tasks/score-pairs.mjs", import.meta.url));
 // A worker that ignores the exit request (still starting up when it was sent) is terminated
 // after this long; such a worker has loaded no native session, so terminating it is safe.
 const exitGraceMs = 5_000;
@@ -77,6 +87,14 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
     embedTexts(input) {
       if (closing) return Promise.reject(new Error("compute pool is closed"));
       return track(pool.run(input));
+    },
+    scorePairs(input) {
+      if (closing) return Promise.reject(new Error("compute pool is closed"));
+      return track(pool.run(input, { filename: scorePairsFile }));
+    },
+    clusterEmbeddings(input) {
+      if (closing) return Promise.reject(new Error("compute pool is closed"));
+      return track(clusterEmbeddings((filename, task) => pool.run(task, { filename }), threads, input));
     },
     close() {
       closing ??= shutDown();

@@ -17,7 +17,10 @@ const APPROVED_SHOWN = 200;
  * What an aggregation step leaves for its orchestrator: `done` (succeeded, failed or cancelled),
  * `retry` at a time, or `busy` (another live worker holds it).
  */
-export type AggregationStepOutcome = { next: "done" } | { next: "retry"; at: number } | { next: "busy" };
+export type AggregationStepOutcome = ({ next: "done" } | { next: "retry"; at: number } | { next: "busy" }) & {
+  /** An unexpected failure behind the outcome, for the orchestrator's log (the receipt keeps a safe code only). */
+  unexpected?: string;
+};
 
 class LeaseLost extends Error {}
 class InputsRetired extends Error {}
@@ -39,12 +42,15 @@ export async function runAggregationStep(deps: CoreDeps, scope: Scope, operation
       if (!(await aggregation.completeOperation(tx, operationId, leaseToken, run.result, deps.now()))) throw new LeaseLost();
       if ((await aggregation.retiredInputs(tx, scope, run.captured)).length > 0) throw new InputsRetired();
       const drafted = run.changed.filter((c) => c.draft !== null);
-      const created = await agentPlaybooks.insertAgentPlaybooks(
-        tx,
-        scope,
-        drafted.map(({ cluster, draft }, index) => toAgentPlaybook(operation, cluster, draft!, { values: run.embeddings[index]!, model: deps.embedder.modelId })),
-        deps.now(),
-      );
+      const created =
+        drafted.length === 0
+          ? []
+          : await agentPlaybooks.insertAgentPlaybooks(
+              tx,
+              scope,
+              drafted.map(({ cluster, draft }, index) => toAgentPlaybook(operation, cluster, draft!, { values: run.embeddings[index]!, model: deps.embedder.modelId })),
+              deps.now(),
+            );
       const createdFor = new Map(drafted.map(({ cluster }, index) => [cluster.key, created[index]!.agent_playbook_id]));
       await aggregation.replaceClusters(
         tx,
@@ -136,13 +142,14 @@ async function failOrRetry(deps: CoreDeps, operation: OperationRecord, leaseToke
           : error instanceof LlmUnavailableError
             ? "provider_unavailable"
             : "internal_error";
+  const unexpected = code === "internal_error" ? { unexpected: error instanceof Error ? (error.stack ?? error.message) : String(error) } : {};
   if (final || operation.attempts >= MAX_AGGREGATION_ATTEMPTS) {
     await aggregation.failOperation(deps.db, operation.operation_id, leaseToken, code, now);
-    return { next: "done" };
+    return { next: "done", ...unexpected };
   }
   const at = now + RETRY_BASE_SECONDS * 2 ** (operation.attempts - 1);
   await aggregation.scheduleRetry(deps.db, operation.operation_id, leaseToken, { errorCode: code, retryAt: at }, now);
-  return { next: "retry", at };
+  return { next: "retry", at, ...unexpected };
 }
 
 function outcomeOf(operation: OperationRecord | undefined, now: number): AggregationStepOutcome {
