@@ -1,4 +1,4 @@
-import type { Llm } from "@als/ai";
+import type { Llm, Reranker } from "@als/ai";
 import { Reconciler, type CoreDeps } from "@als/core";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { createLogger } from "../../apps/server/src/logger.ts";
@@ -14,6 +14,8 @@ export interface TestResponse<T = any> {
 export interface TestServiceOptions {
   /** The LLM provider (a real provider client pointed at a deterministic server); unset: none configured. */
   llm?: Llm;
+  /** The cross-encoder of rerank_user_profiles (tiny-cross-encoder.ts); unset: none configured, reranking answers 503. */
+  reranker?: Reranker;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
     now: () => clock.now,
     storage,
     ...(options.llm && { llm: options.llm }),
+    ...(options.reranker && { reranker: options.reranker }),
   };
   const reconcilerErrors: unknown[] = [];
   const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));

@@ -1,7 +1,8 @@
-import { createEmbedder, createLlm } from "@als/ai";
+import { createEmbedder, createLlm, createLocalReranker } from "@als/ai";
 import { createComputePool } from "@als/compute";
-import { Reconciler, systemClock, type CoreDeps, type Settings } from "@als/core";
+import { prepareVectorIndex, Reconciler, systemClock, type CoreDeps, type Settings } from "@als/core";
 import { openDatabase } from "@als/db";
+import { QdrantVectorIndex } from "@als/vector";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
 import { Client, Connection } from "@temporalio/client";
@@ -9,22 +10,30 @@ import type { Logger } from "./logger.ts";
 
 /**
  * The composition root: builds the process's dependencies from its settings. A model that cannot be
- * loaded throws EmbedderUnavailableError, whose message says what to install or configure.
+ * loaded throws EmbedderUnavailableError (or RerankerUnavailableError), whose message says what to
+ * install or configure; a reranking model that is simply not installed only makes reranking answer 503.
  */
 export async function composeService(settings: Settings, log: Logger) {
   const embedder = await createEmbedder(settings.embedding);
   const db = await openDatabase(settings.storage);
   // Threads start on first use: a process that never aggregates never starts them.
   const compute = createComputePool();
+  const reranker = await createLocalReranker({ modelDir: settings.rerank.modelDir, compute });
   const deps: CoreDeps = {
     db,
     embedder,
     compute,
+    reranker,
     now: systemClock,
     search: settings.search,
     storage: settings.storage,
     ...(settings.llm && { llm: createLlm(settings.llm) }),
   };
+  if (settings.vectorIndex) {
+    const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
+    await prepareVectorIndex({ db, vectorIndex });
+    deps.vectorIndex = vectorIndex;
+  }
   const mode = settings.storage.kind === "postgres" ? ("full" as const) : ("embedded" as const);
   // Full mode leaves long-running work to the Temporal worker; embedded mode runs it in process.
   let reconciler: Reconciler | undefined;

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TINY_CROSS_ENCODER_DIR } from "../../../test/support/tiny-cross-encoder.ts";
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
 const ROOT = new URL("../../../", import.meta.url).pathname;
@@ -28,7 +29,7 @@ describe("the server process", () => {
   test("starts in embedded mode with no configuration but a port, and serves real HTTP", async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     // A data directory that does not exist yet, as on a fresh checkout.
-    const server = startServer({ PORT: String(port), DATA_DIR: join(dataDir, "fresh", "nested") });
+    const server = startServer({ PORT: String(port), DATA_DIR: join(dataDir, "fresh", "nested"), RERANK_MODEL_DIR: TINY_CROSS_ENCODER_DIR });
     try {
       const url = `http://127.0.0.1:${port}`;
       const health = await waitForHealth(url, 30_000);
@@ -38,6 +39,8 @@ describe("the server process", () => {
       await post("/api/add_user_profile", { user_profiles: [{ user_id: "zoe", content: "Zoe is allergic to cats" }] });
       const found = await post("/api/search_profiles", { user_id: "zoe", query: "feline allergy", search_mode: "vector" });
       expect(found.user_profiles[0].content).toBe("Zoe is allergic to cats");
+      const reranked = await post("/api/rerank_user_profiles", { user_id: "zoe", query: "allergic to cats", profile_ids: [found.user_profiles[0].profile_id] });
+      expect(reranked.user_profiles[0].content).toBe("Zoe is allergic to cats");
     } finally {
       server.kill("SIGTERM");
       expect(await server.exited).toBe(0);

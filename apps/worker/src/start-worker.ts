@@ -1,8 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { createEmbedder, createLlm } from "@als/ai";
 import { createComputePool } from "@als/compute";
-import { systemClock, type CoreDeps, type Settings } from "@als/core";
+import { prepareVectorIndex, startVectorSyncLoop, systemClock, type CoreDeps, type Settings, type VectorSyncLoop } from "@als/core";
 import { openDatabase } from "@als/db";
+import { QdrantVectorIndex } from "@als/vector";
 import { Client } from "@temporalio/client";
 import { NativeConnection, Worker, type Logger } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
@@ -34,6 +35,13 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   const db = await openDatabase(storage);
   const compute = createComputePool();
   const deps: CoreDeps = { db, embedder, now: systemClock, compute, ...(settings.llm && { llm: createLlm(settings.llm) }) };
+  // Every worker drains the vector outbox; its drain lock lets one at a time push.
+  let vectorSync: VectorSyncLoop | undefined;
+  if (settings.vectorIndex) {
+    const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
+    await prepareVectorIndex({ db, vectorIndex });
+    vectorSync = startVectorSyncLoop({ db, vectorIndex }, (error) => log.error("vector index sync failed", { error: String(error) }));
+  }
   const connection = await NativeConnection.connect({ address: temporal.address });
   const worker = await Worker.create({
     connection,
@@ -43,6 +51,8 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     activities: createActivities(deps),
   });
   const finished = worker.run().finally(async () => {
+    vectorSync?.stop();
+    await vectorSync?.idle();
     await connection.close();
     await db.close();
     await compute.close();

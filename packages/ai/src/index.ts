@@ -5,3 +5,7 @@ export { createLlm, type LlmSettings } from "./llm/create-llm.ts";
 export { LlmOutputError, LlmStallError, LlmUnavailableError, type Llm, type LlmObjectRequest, type LlmTextRequest, type LlmUsage } from "./llm/llm.ts";
 export { renderPrompt, type RenderedPrompt } from "./llm/prompt-files.ts";
 export { costOf } from "./llm/llm-prices.ts";
+export { createLocalReranker, type LocalRerankerOptions } from "./local-reranker.ts";
+export type { Reranker } from "./reranker.ts";
+export { RerankerUnavailableError } from "./reranker-unavailable-error.ts";
+export { rerankerInstallAdvice } from "./reranker-install-advice.ts";

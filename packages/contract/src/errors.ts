@@ -14,6 +14,7 @@ export const ERROR_TABLE = {
   storage_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   embedding_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   llm_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  reranker_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   capacity_deadline_exceeded: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   search_deadline: { status: 504, trpc: "TIMEOUT" },
   backstop_timeout: { status: 504, trpc: "TIMEOUT" },

@@ -115,6 +115,19 @@ export const SearchProfilesRequest = z
   .refine(endAfterStart, END_BEFORE_START);
 export type SearchProfilesRequest = z.infer<typeof SearchProfilesRequest>;
 
+/** CPU work grows with every pair a cross-encoder reads; a larger list is refused, not left to time out. */
+export const MAX_RERANK_PROFILE_IDS = 1000;
+
+/** Answered with ProfilesResponse (the contract's SearchProfilesViewResponse). */
+export const RerankUserProfilesRequest = z.object({
+  user_id: UserId,
+  query: z.string().trim().min(1, "query must not be empty"),
+  /** Ids of other users' profiles, or of none, are dropped silently; an empty list reranks nothing. */
+  profile_ids: z.array(z.string()).max(MAX_RERANK_PROFILE_IDS, `profile_ids must hold at most ${MAX_RERANK_PROFILE_IDS} ids`),
+  top_k: z.number().int().min(1).max(100).default(10),
+});
+export type RerankUserProfilesRequest = z.infer<typeof RerankUserProfilesRequest>;
+
 export const DeleteProfileRequest = z
   .object({
     user_id: UserId,

@@ -1,5 +1,6 @@
-import type { Embedder, Llm } from "@als/ai";
+import type { Embedder, Llm, Reranker } from "@als/ai";
 import type { Database, Scope, StorageOptions } from "@als/db";
+import type { VectorIndex } from "@als/vector";
 
 /** What domain functions need from the process; built once by each composition root. */
 export interface CoreDeps {
@@ -11,6 +12,10 @@ export interface CoreDeps {
   search?: SearchSettings;
   /** The storage settings the database was opened with (whoami, my_config); unset: not reported. */
   storage?: StorageOptions;
+  /** Unset: the vector arm runs in the ranked-search SQL (pgvector); set: it asks this index (Qdrant), kept in sync by the outbox. */
+  vectorIndex?: VectorIndex;
+  /** Scores (query, profile) pairs for rerank_user_profiles; unset: that endpoint answers 503 reranker_unavailable. */
+  reranker?: Reranker;
   /** Unset: no LLM provider is configured; publishing works, learning reports what to configure. */
   llm?: Llm;
   /** Tells the orchestrator that a user's interaction stream moved (the reconciler, or a Temporal signal). */

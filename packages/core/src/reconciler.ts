@@ -3,6 +3,7 @@ import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { CoreDeps } from "./deps.ts";
 import { runLearningStep } from "./learning/learning-step.ts";
 import { reembedProfilesStep } from "./profiles/reembed-profiles.ts";
+import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
 /** Users learned from at once: each mostly waits on the LLM, so a few overlap well on two cores. */
@@ -26,6 +27,7 @@ const parseKey = (key: UserKey) => {
  * `wakeUser` queues a user whose stream moved, and sleeping users (a short window waiting for its
  * inactivity deadline, a retry's backoff) are woken when their time comes. Every pass also runs the
  * aggregation operations that are queued, due for a retry, or left by a worker whose lease expired.
+ * With a vector index configured, it also drains the vector outbox into it (see startVectorSyncLoop).
  */
 export class Reconciler {
   private pass: Promise<void> | undefined;
@@ -34,6 +36,8 @@ export class Reconciler {
   private readonly due = new Set<UserKey>();
   private readonly sleeping = new Map<UserKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
+  /** Keeps the vector index (Qdrant) in step with the database, when one is configured. */
+  private readonly vectorSync: VectorSyncLoop | undefined;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -41,6 +45,7 @@ export class Reconciler {
   ) {
     this.timer = setInterval(() => this.poke(), WAKE_CHECK_MS);
     this.timer.unref?.();
+    if (deps.vectorIndex) this.vectorSync = startVectorSyncLoop({ db: deps.db, vectorIndex: deps.vectorIndex }, onError);
   }
 
   /** Queues learning for a user whose interaction stream moved. */
@@ -68,11 +73,13 @@ export class Reconciler {
   /** Resolves when no pass is running and no user is queued (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.pass) await this.pass;
+    await this.vectorSync?.idle();
   }
 
   /** Stops the wake-up timer; a running pass still finishes (await idle()). */
   stop(): void {
     clearInterval(this.timer);
+    this.vectorSync?.stop();
   }
 
   private async run(): Promise<void> {
@@ -119,6 +126,7 @@ export class Reconciler {
   private async runDueOperations(): Promise<void> {
     for (const { operationId, ...scope } of await aggregation.findRunnableOperations(this.deps.db, this.deps.now())) {
       const outcome = await runAggregationStep(this.deps, scope, operationId);
+      if (outcome.unexpected) this.onError(new Error(`aggregation operation ${operationId}: ${outcome.unexpected}`));
       if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
     }
   }

@@ -19,6 +19,8 @@ const Environment = z.object({
   EMBEDDING_BASE_URL: optionalText,
   EMBEDDING_API_KEY: optionalText,
   EMBEDDING_MODEL: optionalText,
+  /** A BERT cross-encoder (model.onnx, tokenizer.json) for rerank_user_profiles; without one that endpoint answers 503. */
+  RERANK_MODEL_DIR: z.string().default(".cache/models/cross-encoder"),
   /** Set → long-running work runs as Temporal workflows; unset → the in-process reconciler runs it. */
   TEMPORAL_ADDRESS: optionalText,
   TEMPORAL_NAMESPACE: z.string().default("default"),
@@ -33,6 +35,9 @@ const Environment = z.object({
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
   SERVICE_BACKSTOP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Set → the vector arm of ranked searches asks this Qdrant server, kept in sync from PostgreSQL; unset → pgvector. */
+  QDRANT_URL: optionalText,
+  QDRANT_API_KEY: optionalText,
   /** Signs exposure receipts; unset, the database holds one made on first use, shared by every process. */
   EXPOSURE_RECEIPT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
@@ -76,9 +81,11 @@ export function loadSettings(env: Record<string, string | undefined>) {
             ...(e.EMBEDDING_API_KEY && { apiKey: e.EMBEDDING_API_KEY }),
           } as const)
         : ({ kind: "local", modelDir: e.EMBEDDING_MODEL_DIR, ...(e.EMBEDDING_POOL_SIZE && { poolSize: e.EMBEDDING_POOL_SIZE }) } as const),
+    rerank: { modelDir: e.RERANK_MODEL_DIR },
     temporal: e.TEMPORAL_ADDRESS
       ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE }
       : undefined,
+    vectorIndex: e.QDRANT_URL ? { url: e.QDRANT_URL, ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }) } : undefined,
     logLevel: e.LOG_LEVEL,
     backstopMs: e.SERVICE_BACKSTOP_TIMEOUT_MS,
     search: {

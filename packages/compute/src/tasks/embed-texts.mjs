@@ -3,53 +3,19 @@
 // L2-normalize. Plain JavaScript so that Node worker threads (the Temporal worker) load it without
 // a TypeScript loader; Bun loads it the same way. Types are checked through JSDoc.
 import "./exit-on-pool-close.mjs";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { Tokenizer } from "@huggingface/tokenizers";
 import * as ort from "onnxruntime-node";
 import { move } from "piscina";
+import { loadModel } from "./load-model.mjs";
 
 /**
  * @typedef {import("../embed-texts-task.ts").EmbedTextsInput} EmbedTextsInput
- * @typedef {{ tokenizer: Tokenizer; session: ort.InferenceSession }} LoadedModel
  */
-
-/** One load per worker thread and model dir; later tasks reuse it. @type {Map<string, Promise<LoadedModel>>} */
-const loadedModels = new Map();
-
-/** @param {string} modelDir @returns {Promise<LoadedModel>} */
-function loadModel(modelDir) {
-  let loading = loadedModels.get(modelDir);
-  if (loading === undefined) {
-    loading = readModel(modelDir);
-    // A failed load is forgotten so that a later task (e.g. after an install) can try again.
-    loading.catch(() => loadedModels.delete(modelDir));
-    loadedModels.set(modelDir, loading);
-  }
-  return loading;
-}
-
-/** @param {string} modelDir @returns {Promise<LoadedModel>} */
-async function readModel(modelDir) {
-  const [tokenizerJson, tokenizerConfig] = await Promise.all([
-    readFile(join(modelDir, "tokenizer.json"), "utf8").then(JSON.parse),
-    readFile(join(modelDir, "tokenizer_config.json"), "utf8").then(JSON.parse),
-  ]);
-  const session = await ort.InferenceSession.create(join(modelDir, "model.onnx"), {
-    // The pool runs one worker per core; more ORT threads per worker would oversubscribe them.
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: "sequential",
-    graphOptimizationLevel: "all",
-  });
-  return { tokenizer: new Tokenizer(tokenizerJson, tokenizerConfig), session };
-}
 
 /**
  * Token ids with special tokens, cut to maxTokens. The tokenizer library ignores tokenizer.json's
  * truncation settings, so truncation happens here; the final token ([SEP]) is kept, as the
  * Hugging Face tokenizers do for a single sequence.
- * @param {Tokenizer} tokenizer @param {string} text @param {number} maxTokens @returns {number[]}
+ * @param {import("@huggingface/tokenizers").Tokenizer} tokenizer @param {string} text @param {number} maxTokens @returns {number[]}
  */
 function tokenIds(tokenizer, text, maxTokens) {
   const { ids } = tokenizer.encode(text);
@@ -59,7 +25,7 @@ function tokenIds(tokenizer, text, maxTokens) {
 
 /** @param {EmbedTextsInput} input */
 export default async function embedTexts({ modelDir, maxTokens, texts }) {
-  const { tokenizer, session } = await loadModel(modelDir);
+  const { tokenizer, session } = await loadModel(modelDir, { withConfig: true });
   const batch = texts.map((text) => tokenIds(tokenizer, text, maxTokens));
   const batchSize = batch.length;
   const sequenceLength = Math.max(...batch.map((ids) => ids.length));

@@ -2,51 +2,18 @@
 // Worker-thread task: score (query, document) pairs with a BERT cross-encoder. Plain JavaScript
 // for the same reason as embed-texts.mjs: Node worker threads load it without a TypeScript loader.
 import "./exit-on-pool-close.mjs";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { Tokenizer } from "@huggingface/tokenizers";
 import * as ort from "onnxruntime-node";
 import { move } from "piscina";
+import { loadModel } from "./load-model.mjs";
 import { encodePairs } from "../cross-encoder/encode-pairs.mjs";
 
 /**
  * @typedef {import("../score-pairs-task.ts").ScorePairsInput} ScorePairsInput
- * @typedef {{ tokenizer: Tokenizer; session: ort.InferenceSession }} LoadedModel
  */
-
-/** One load per worker thread and model dir; later tasks reuse it. @type {Map<string, Promise<LoadedModel>>} */
-const loadedModels = new Map();
-
-/** @param {string} modelDir @returns {Promise<LoadedModel>} */
-function loadModel(modelDir) {
-  let loading = loadedModels.get(modelDir);
-  if (loading === undefined) {
-    loading = readModel(modelDir);
-    // A failed load is forgotten so that a later task (e.g. after an install) can try again.
-    loading.catch(() => loadedModels.delete(modelDir));
-    loadedModels.set(modelDir, loading);
-  }
-  return loading;
-}
-
-/** @param {string} modelDir @returns {Promise<LoadedModel>} */
-async function readModel(modelDir) {
-  const tokenizerJson = JSON.parse(await readFile(join(modelDir, "tokenizer.json"), "utf8"));
-  const session = await ort.InferenceSession.create(join(modelDir, "model.onnx"), {
-    // The pool runs one worker per core; more ORT threads per worker would oversubscribe them.
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: "sequential",
-    graphOptimizationLevel: "all",
-  });
-  // A BERT tokenizer.json holds its normalizer (lower-casing, accent stripping) itself, so no
-  // tokenizer_config.json is needed: a cross-encoder's directory holds just the two files.
-  return { tokenizer: new Tokenizer(tokenizerJson, {}), session };
-}
 
 /** @param {ScorePairsInput} input */
 export default async function scorePairs({ modelDir, maxTokens, query, documents }) {
-  const { tokenizer, session } = await loadModel(modelDir);
+  const { tokenizer, session } = await loadModel(modelDir, { withConfig: false });
   const pairs = encodePairs(tokenizer, query, documents, maxTokens);
   const batchSize = pairs.length;
   const sequenceLength = Math.max(...pairs.map(({ ids }) => ids.length));

@@ -4,7 +4,6 @@ import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { assignExperimentArm } from "../search/experiment-assignment.ts";
 import { exposureReceiptDigest, verifyExposureReceipt } from "../search/exposure-receipts.ts";
-import { embeddingTextOfInteraction } from "./interaction-text.ts";
 
 export interface PublishedRequest {
   request: RequestRecord;
@@ -15,8 +14,9 @@ export interface PublishedRequest {
 
 /**
  * Commits a request and its interactions, and their place in the user's interaction stream, in one
- * transaction; then tells the orchestrator that the user's stream moved. Embeddings are computed
- * before the transaction, so no lock waits on the model.
+ * transaction; then tells the orchestrator that the user's stream moved. The interactions' vectors
+ * are left to the learning step (embedPendingInteractions), so the model's time is not spent on the
+ * publish path; evaluation-only publishes are scheduled for that too, though never extracted.
  */
 export async function publishInteractions(deps: CoreDeps, scope: Scope, input: PublishInteractionRequest): Promise<PublishedRequest> {
   const warnings = unknownFieldWarnings(input);
@@ -29,9 +29,6 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
 
   const now = deps.now();
   const requestId = crypto.randomUUID();
-  const texts = kept.map(embeddingTextOfInteraction);
-  const embedded = texts.filter((text) => text !== "");
-  const vectors = embedded.length > 0 ? await deps.embedder.embedDocuments(embedded) : [];
   const retrieved = await Promise.all(kept.map((item) => storedRetrievedLearnings(deps, scope, input.session_id, item)));
 
   const committed = await deps.db.transaction(async (tx) => {
@@ -53,10 +50,8 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
       created_at: now,
     };
     await requests.insertRequest(tx, scope, request);
-    let vectorIndex = 0;
-    const rows = kept.map((item, index): InteractionInsert => {
-      const embedding = texts[index] === "" ? null : vectors[vectorIndex++]!;
-      return {
+    const rows = kept.map(
+      (item, index): InteractionInsert => ({
         user_id: input.user_id,
         request_id: requestId,
         session_id: input.session_id,
@@ -74,15 +69,15 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
         tools_used: item.tools_used.map((tool) => ({ tool_name: tool.tool_name, tool_data: tool.tool_data, status: tool.status })),
         citations: item.citations,
         retrieved_learnings: retrieved[index]!,
-        embedding,
-        embedding_model: embedding ? deps.embedder.modelId : null,
-      };
-    });
+        embedding: null,
+        embedding_model: null,
+      }),
+    );
     const interactionIds = await interactions.insertInteractions(tx, scope, rows);
     await learning.ensureCursors(tx, scope, input.user_id);
     return { request, interactionIds };
   });
-  if (!input.evaluation_only) await deps.scheduleLearning?.(scope, input.user_id);
+  await deps.scheduleLearning?.(scope, input.user_id);
   return { ...committed, warnings };
 }
 

@@ -3,6 +3,8 @@ import { interactions, requests, type InteractionRecord, type RequestRecord, typ
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
 import { planQuery } from "../search/query-plan.ts";
+import { rankedRows } from "../search/ranked-rows.ts";
+import { interactionTable } from "../search/ranked-tables.ts";
 
 /** A user's most recent interactions, newest first. */
 export function getInteractions(deps: CoreDeps, scope: Scope, userId: string, topK: number): Promise<InteractionRecord[]> {
@@ -18,9 +20,10 @@ export function getAllInteractions(deps: CoreDeps, scope: Scope, limit: number):
 export async function searchInteractions(deps: CoreDeps, scope: Scope, request: SearchInteractionsRequest): Promise<InteractionRecord[]> {
   const plan = await planQuery(deps, request);
   const fromSeq = request.most_recent_k === undefined ? undefined : await interactions.seqOfMostRecent(deps.db, scope, request.user_id, request.most_recent_k);
-  return interactions.searchInteractions(
-    deps.db,
+  return rankedRows(
+    deps,
     scope,
+    interactionTable,
     { userId: request.user_id, ...(fromSeq !== undefined && { fromSeq }) },
     { ...plan, topK: request.top_k },
   );

@@ -2,6 +2,7 @@ import { LlmStallError, type Llm } from "@als/ai";
 import { interactions, learning, requests, type CursorRecord, type Scope, type StallRecord } from "@als/db";
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
+import { embedPendingInteractions } from "../interactions/embed-interactions.ts";
 import type { ExtractorSpec } from "./extractor.ts";
 import { planWindow } from "./plan-window.ts";
 import { playbookExtractor } from "./playbook-extractor.ts";
@@ -28,9 +29,9 @@ export const NO_PROVIDER_REASON =
 export type LearningStepOutcome = { next: "again" } | { next: "sleep"; until: number } | { next: "idle" } | { next: "busy" };
 
 /**
- * One idempotent step of learning from a user's interactions: under the user's lease, for each
- * extractor whose cursor has a window due, extract that one window and commit its learnings
- * together with the cursor's move. The commit is fenced by the lease and by the cursor's position,
+ * One idempotent step of learning from a user's interactions: under the user's lease, it embeds the
+ * interactions published since the last step, then, for each extractor whose cursor has a window
+ * due, extracts that one window and commits its learnings together with the cursor's move. The commit is fenced by the lease and by the cursor's position,
  * so a step that lost its lease (its worker stalled past the lease, another took over) saves
  * nothing, and a window interrupted before its commit is extracted again from the start: every
  * window is committed exactly once.
@@ -38,6 +39,7 @@ export type LearningStepOutcome = { next: "again" } | { next: "sleep"; until: nu
 export async function runLearningStep(deps: CoreDeps, scope: Scope, userId: string, leaseToken: string = crypto.randomUUID()): Promise<LearningStepOutcome> {
   if (!(await learning.acquireUserLease(deps.db, scope, userId, leaseToken, deps.now(), LEARNING_LEASE_SECONDS))) return { next: "busy" };
   try {
+    await embedPendingInteractions(deps, scope, userId);
     const config = await getProjectConfig(deps, scope);
     const stall = await learning.readStall(deps.db, scope);
     const outcomes: LearningStepOutcome[] = [];

@@ -2,6 +2,8 @@ import type { SearchAgentPlaybooksRequest, SearchMode, SearchUserPlaybooksReques
 import { agentPlaybooks, userPlaybooks, type AgentPlaybookRecord, type PlaybookSearch, type Scope, type UserPlaybookRecord } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { planQuery } from "../search/query-plan.ts";
+import { rankedRows } from "../search/ranked-rows.ts";
+import { agentPlaybookTable, userPlaybookTable } from "../search/ranked-tables.ts";
 import { playbookFilters } from "./read-playbooks.ts";
 
 /** Without a status filter, searches leave out ARCHIVED (superseded) playbooks. */
@@ -42,7 +44,7 @@ export function searchUserPlaybooks(deps: CoreDeps, scope: Scope, request: Searc
   return rankOrList(
     deps,
     request,
-    (search) => userPlaybooks.searchUserPlaybooks(deps.db, scope, filters, search),
+    (search) => rankedRows(deps, scope, userPlaybookTable, filters, search),
     (limit) => userPlaybooks.listUserPlaybooks(deps.db, scope, filters, limit),
   );
 }
@@ -61,7 +63,7 @@ export function searchAgentPlaybooks(deps: CoreDeps, scope: Scope, request: Sear
   return rankOrList(
     deps,
     request,
-    (search) => agentPlaybooks.searchAgentPlaybooks(deps.db, scope, filters, search),
+    (search) => rankedRows(deps, scope, agentPlaybookTable, filters, search),
     (limit) => agentPlaybooks.listAgentPlaybooks(deps.db, scope, filters, limit),
   );
 }

@@ -2,6 +2,8 @@ import type { SearchProfilesRequest } from "@als/contract";
 import { profiles, type ProfileFilters, type ProfileRecord, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { planQuery } from "../search/query-plan.ts";
+import { rankedRows } from "../search/ranked-rows.ts";
+import { profileTable } from "../search/ranked-tables.ts";
 import { DEFAULT_READ_STATUSES } from "./read-profiles.ts";
 
 /**
@@ -24,5 +26,5 @@ export async function searchProfiles(deps: CoreDeps, scope: Scope, request: Sear
   const query = request.query?.trim() ?? "";
   if (query === "") return profiles.listProfiles(deps.db, scope, filters, request.top_k);
   const plan = await planQuery(deps, { ...request, query });
-  return profiles.searchProfiles(deps.db, scope, filters, { ...plan, topK: request.top_k });
+  return rankedRows(deps, scope, profileTable, filters, { ...plan, topK: request.top_k });
 }

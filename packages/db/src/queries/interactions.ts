@@ -115,6 +115,7 @@ export interface InteractionFilters {
   requestIds?: string[];
   /** Only the user's interactions at or after this stream position. */
   fromSeq?: number;
+  interactionIds?: number[];
 }
 
 function filterSql(scope: Scope, filters: InteractionFilters, params: Params): string {
@@ -122,6 +123,7 @@ function filterSql(scope: Scope, filters: InteractionFilters, params: Params): s
   if (filters.userId !== undefined) where.push(`user_id = ${params.add(filters.userId)}`);
   if (filters.requestIds) where.push(`request_id = ANY(${params.add(filters.requestIds)}::text[])`);
   if (filters.fromSeq !== undefined) where.push(`seq >= ${params.add(filters.fromSeq)}`);
+  if (filters.interactionIds) where.push(`interaction_id = ANY(${params.add(filters.interactionIds)}::int8[])`);
   return where.join(" AND ");
 }
 
@@ -247,5 +249,35 @@ export async function interactionsCiting(sql: Sql, scope: Scope, citation: { use
      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND citations @> $4::jsonb
      ORDER BY seq DESC LIMIT $5`,
     [scope.orgId, scope.projectId, citation.userId, [{ kind: citation.kind, learning_id: citation.learningId }], limit],
+  );
+}
+
+/** Interactions whose text is not only white space carry a vector (see embeddingTextOfInteraction). */
+export const HAS_TEXT = "(content ~ '\\S' OR coalesce(user_action_description, '') ~ '\\S')";
+
+/** A user's interactions that have text but no vector of `modelId` yet, oldest first. */
+export async function interactionsWithoutEmbedding(
+  sql: Sql,
+  scope: Scope,
+  userId: string,
+  modelId: string,
+  limit: number,
+): Promise<{ interaction_id: number; content: string; user_action_description: string | null }[]> {
+  return sql.query(
+    `SELECT interaction_id, content, user_action_description FROM interactions
+     WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND embedding_model IS DISTINCT FROM $4 AND ${HAS_TEXT}
+     ORDER BY seq LIMIT $5`,
+    [scope.orgId, scope.projectId, userId, modelId, limit],
+  );
+}
+
+/** Stores interaction vectors (interactions never change, so no compare-and-set is needed). */
+export async function storeInteractionEmbeddings(sql: Sql, scope: Scope, modelId: string, updates: { interaction_id: number; embedding: number[] }[]): Promise<void> {
+  if (updates.length === 0) return;
+  await sql.query(
+    `UPDATE interactions i SET embedding = u.embedding::vector, embedding_model = $3
+     FROM unnest($4::int8[], $5::text[]) AS u(interaction_id, embedding)
+     WHERE i.org_id = $1 AND i.project_id = $2 AND i.interaction_id = u.interaction_id`,
+    [scope.orgId, scope.projectId, modelId, updates.map((u) => u.interaction_id), updates.map((u) => vectorLiteral(u.embedding))],
   );
 }

@@ -1,5 +1,6 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
+import { HAS_TEXT } from "./interactions.ts";
 
 export type Extractor = "profile" | "playbook";
 export const EXTRACTORS: readonly Extractor[] = ["profile", "playbook"];
@@ -144,12 +145,17 @@ export async function windowEnd(sql: Sql, scope: Scope, userId: string, coveredS
   return row?.seq ?? null;
 }
 
-/** Users whose stream holds interactions some cursor has not covered yet (recovery after a restart). */
+/**
+ * Users whose stream holds interactions some cursor has not covered yet, or not yet embedded
+ * (recovery after a restart).
+ */
 export async function findUsersWithPendingLearning(sql: Sql): Promise<(Scope & { userId: string })[]> {
   const rows = await sql.query<{ org_id: string; project_id: string; user_id: string }>(
-    `SELECT DISTINCT c.org_id, c.project_id, c.user_id FROM learning_cursors c
+    `SELECT c.org_id, c.project_id, c.user_id FROM learning_cursors c
      JOIN requests r ON r.org_id = c.org_id AND r.project_id = c.project_id AND r.user_id = c.user_id
-       AND r.last_seq > c.covered_seq AND NOT r.evaluation_only`,
+       AND r.last_seq > c.covered_seq AND NOT r.evaluation_only
+     UNION
+     SELECT org_id, project_id, user_id FROM interactions WHERE embedding IS NULL AND ${HAS_TEXT}`,
   );
   return rows.map((row) => ({ orgId: row.org_id, projectId: row.project_id, userId: row.user_id }));
 }

@@ -29,16 +29,14 @@ export interface RankedSearchSpec {
  */
 export function rankedSearchSql(spec: RankedSearchSpec): string {
   const { table, idColumn, where, params } = spec;
-  const armDepth = params.add(Math.max(spec.topK * 4, 40));
+  const depth = rankedArmDepth(spec.topK);
   const arms: string[] = [];
   if (spec.mode !== "fts" && spec.vector) {
-    const distance = `embedding <=> ${params.add(vectorLiteral(spec.vector.values))}::vector`;
-    const model = params.add(spec.vector.model);
-    const floor = spec.threshold !== undefined ? ` AND ${distance} < ${params.add(1 - spec.threshold)}` : "";
-    arms.push(`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity FROM (
-      SELECT ${idColumn} AS id, ${distance} AS distance FROM ${table}
-      WHERE ${where} AND embedding_model = ${model}${floor}
-      ORDER BY ${distance} LIMIT ${armDepth}) nearest`);
+    const nearest = nearestSql(
+      { table, idColumn, where: `${where} AND embedding_model = ${params.add(spec.vector.model)}`, params },
+      { vector: spec.vector.values, threshold: spec.threshold, limit: depth },
+    );
+    arms.push(`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity FROM (${nearest}) nearest`);
   }
   if (spec.mode !== "vector" && spec.text) {
     const text = params.add(spec.text);
@@ -48,12 +46,34 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
     arms.push(`SELECT id, row_number() OVER (ORDER BY text_rank DESC, id) AS rank, NULL::float8 AS similarity FROM (
       SELECT ${idColumn} AS id, ts_rank_cd(search_text, words) AS text_rank FROM ${table}, ${anyWord} AS words
       WHERE ${where} AND search_text @@ words
-      ORDER BY text_rank DESC LIMIT ${armDepth}) matches`);
+      ORDER BY text_rank DESC LIMIT ${params.add(depth)}) matches`);
   }
   if (arms.length === 0) throw new Error("rankedSearchSql needs a query vector or a query text for its mode");
   return `SELECT id, sum(1.0 / (${RRF_K} + rank))::float8 AS score, max(similarity)::float8 AS similarity
     FROM (${arms.join(" UNION ALL ")}) arms
     GROUP BY id ORDER BY score DESC, id LIMIT ${params.add(spec.topK)}`;
+}
+
+/** How many rows each arm ranks before fusion: enough that fusion can reorder the top `topK`. */
+export function rankedArmDepth(topK: number): number {
+  return Math.max(topK * 4, 40);
+}
+
+/**
+ * SQL of the `limit` rows passing `where` nearest to `vector` by cosine distance, nearest first:
+ * (id, distance). The filter sits in the HNSW scan's query, so with hnsw.iterative_scan the scan
+ * walks on until `limit` rows pass it; `threshold` keeps rows whose similarity is above it.
+ */
+export function nearestSql(
+  target: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">,
+  search: { vector: readonly number[]; threshold?: number | undefined; limit: number },
+): string {
+  const { table, idColumn, where, params } = target;
+  const distance = `embedding <=> ${params.add(vectorLiteral(search.vector))}::vector`;
+  const floor = search.threshold !== undefined ? ` AND ${distance} < ${params.add(1 - search.threshold)}` : "";
+  return `SELECT ${idColumn} AS id, ${distance} AS distance FROM ${table}
+    WHERE ${where}${floor}
+    ORDER BY ${distance} LIMIT ${params.add(search.limit)}`;
 }
 
 /** A search as planned from a request (see planQuery in packages/core), and how many rows it wants. */

@@ -5,6 +5,7 @@ import { deleteProfilesByIds } from "./delete-profiles-by-ids.ts";
 import { getAllProfiles } from "./get-all-profiles.ts";
 import { getProfiles } from "./get-profiles.ts";
 import { profileChangeLog } from "./profile-change-log.ts";
+import { rerankUserProfiles } from "./rerank-user-profiles.ts";
 import { searchProfiles } from "./search-profiles.ts";
 import { storageStats } from "./storage-stats.ts";
 
@@ -13,6 +14,7 @@ export const profileOperations = [
   getProfiles,
   getAllProfiles,
   searchProfiles,
+  rerankUserProfiles,
   deleteProfile,
   deleteProfilesByIds,
   deleteAllProfiles,

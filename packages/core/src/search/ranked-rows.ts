@@ -1,0 +1,51 @@
+import { rankedArmDepth, type Database, type RankedQuery, type Scope } from "@als/db";
+import type { Collection, VectorFilter } from "@als/vector";
+import type { CoreDeps } from "../deps.ts";
+import { fuseByReciprocalRank } from "./reciprocal-rank-fusion.ts";
+
+/** One searchable table as ranked search sees it, with `F` its filters and `Id` its row ids. */
+export interface RankedTable<R, F, Id extends string | number> {
+  collection: Collection;
+  /** Both arms in one SQL query, fused there (packages/db). */
+  searchInDatabase(db: Database, scope: Scope, filters: F, query: RankedQuery): Promise<R[]>;
+  /** The rows of these ids that pass the filters, in any order. */
+  readByIds(db: Database, scope: Scope, filters: F, ids: Id[]): Promise<R[]>;
+  /** The same filters for the vector index; throws on a filter it cannot express, never drops it. */
+  vectorFilter(scope: Scope, filters: F): VectorFilter;
+  idOf(row: R): Id;
+  idOfPoint(pointId: string): Id;
+}
+
+/**
+ * Ranks a table's rows for a planned query. Without a vector index, or without a vector arm, both
+ * arms run in PostgreSQL. With one, the vector arm asks the index under the same filters, the text
+ * arm stays in PostgreSQL, and the two are fused here by the same RRF; the rows are then read from
+ * PostgreSQL by id under the filters again, so a row deleted or changed since its last sync to the
+ * index is never served.
+ */
+export async function rankedRows<R, F, Id extends string | number>(
+  deps: Pick<CoreDeps, "db" | "vectorIndex">,
+  scope: Scope,
+  table: RankedTable<R, F, Id>,
+  filters: F,
+  query: RankedQuery,
+): Promise<R[]> {
+  const index = deps.vectorIndex;
+  if (!index || query.mode === "fts" || !query.queryVector) return table.searchInDatabase(deps.db, scope, filters, query);
+  const depth = rankedArmDepth(query.topK);
+  const filter = table.vectorFilter(scope, filters);
+  const [nearest, matching] = await Promise.all([
+    index.search(table.collection, {
+      vector: query.queryVector,
+      filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: query.embeddingModel }] },
+      topK: depth,
+      threshold: query.threshold,
+    }),
+    query.mode === "hybrid" && query.queryText
+      ? table.searchInDatabase(deps.db, scope, filters, { ...query, mode: "fts", topK: depth })
+      : Promise.resolve([]),
+  ]);
+  const fused = fuseByReciprocalRank([nearest.map((hit) => table.idOfPoint(hit.id)), matching.map(table.idOf)]);
+  const rows = new Map((await table.readByIds(deps.db, scope, filters, fused)).map((row) => [table.idOf(row), row]));
+  return fused.flatMap((id) => rows.get(id) ?? []).slice(0, query.topK);
+}

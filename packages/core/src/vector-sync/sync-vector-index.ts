@@ -1,0 +1,64 @@
+import { vectorOutbox } from "@als/db";
+import { PgVectorIndex, type Collection, type VectorIndex } from "@als/vector";
+import type { CoreDeps } from "../deps.ts";
+import { groupBy } from "../group-by.ts";
+
+type SyncDeps = Pick<CoreDeps, "db"> & { vectorIndex: VectorIndex };
+
+export interface SyncProgress {
+  /** Outbox entries pushed by this step. */
+  pushed: number;
+  /** Another drain held the outbox: nothing was done. */
+  busy: boolean;
+}
+
+/**
+ * At start-up of a process with a vector index: makes its missing collections and turns the outbox
+ * triggers on. When either was new, the index missed rows, so every row is noted for the drains
+ * (a rebuild); otherwise the outbox already holds what changed.
+ */
+export async function prepareVectorIndex(deps: SyncDeps): Promise<void> {
+  const madeCollections = await deps.vectorIndex.ensureCollections();
+  const enabledNow = await vectorOutbox.enableSync(deps.db);
+  if (madeCollections || enabledNow) await vectorOutbox.noteAllRows(deps.db);
+}
+
+/**
+ * Pushes up to `batch` outbox entries into the vector index: each noted row's current state read
+ * from PostgreSQL is upserted, and a row that is gone (or has no vector) is deleted from the index.
+ * The entries are removed after the push, unless their row changed again meanwhile. Idempotent:
+ * re-pushing a row writes what the record holds. Holding the drain lock for the transaction keeps
+ * two drains from pushing an older state of a row over a newer one.
+ */
+export function syncVectorIndexStep(deps: SyncDeps, batch: number): Promise<SyncProgress> {
+  return deps.db.transaction(async (tx) => {
+    if (!(await vectorOutbox.lockDrain(tx))) return { pushed: 0, busy: true };
+    const entries = await vectorOutbox.oldestEntries(tx, batch);
+    const record = new PgVectorIndex(tx);
+    for (const [collection, noted] of groupBy(entries, (entry) => entry.collection as Collection)) {
+      const refs = noted.map((entry) => ({ scope: { orgId: entry.org_id, projectId: entry.project_id }, id: entry.row_id }));
+      const points = await record.readPoints(collection, refs);
+      const present = new Set(points.map((point) => JSON.stringify([point.scope.orgId, point.scope.projectId, point.id])));
+      await deps.vectorIndex.delete(
+        collection,
+        refs.filter((ref) => !present.has(JSON.stringify([ref.scope.orgId, ref.scope.projectId, ref.id]))),
+      );
+      await deps.vectorIndex.upsert(collection, points);
+    }
+    await vectorOutbox.removePushed(tx, entries);
+    return { pushed: entries.length, busy: false };
+  });
+}
+
+/** Re-pushes every row: the index is rebuilt from the record (PostgreSQL). */
+export async function rebuildVectorIndex(deps: SyncDeps, batch: number): Promise<void> {
+  await vectorOutbox.noteAllRows(deps.db);
+  await drainVectorOutbox(deps, batch);
+}
+
+/** Runs sync steps until the outbox is empty or another drain holds it. */
+export async function drainVectorOutbox(deps: SyncDeps, batch: number): Promise<void> {
+  let progress;
+  do progress = await syncVectorIndexStep(deps, batch);
+  while (!progress.busy && progress.pushed === batch);
+}

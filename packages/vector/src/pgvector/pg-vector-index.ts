@@ -1,0 +1,84 @@
+import { nearestSql, Params, type Sql } from "@als/db";
+import { checkPayloadKey, payloadKeysOf, type Collection } from "../collections.ts";
+import type { PayloadValue, PointRef, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
+import { filterSql } from "./filter-sql.ts";
+
+interface CollectionTable {
+  table: Collection;
+  idColumn: string;
+  idType: "text" | "int8";
+  /** The SQL of payload keys that are not a column of the same name. */
+  expressions?: Record<string, string>;
+}
+
+// The tables are never aliased, so an expression can name its table's row.
+const TABLES: Record<Collection, CollectionTable> = {
+  profiles: { table: "profiles", idColumn: "profile_id", idType: "text" },
+  user_playbooks: { table: "user_playbooks", idColumn: "user_playbook_id", idType: "int8" },
+  agent_playbooks: {
+    table: "agent_playbooks",
+    idColumn: "agent_playbook_id",
+    idType: "int8",
+    expressions: {
+      linked_sources: `ARRAY(SELECT u.source FROM agent_playbook_sources s JOIN user_playbooks u ON u.user_playbook_id = s.user_playbook_id
+        WHERE s.agent_playbook_id = agent_playbooks.agent_playbook_id)`,
+    },
+  },
+  interactions: { table: "interactions", idColumn: "interaction_id", idType: "int8" },
+};
+
+function expressionIn(collection: Collection) {
+  return (key: string) => {
+    checkPayloadKey(collection, key);
+    return TABLES[collection].expressions?.[key] ?? key;
+  };
+}
+
+/**
+ * The VectorIndex of the record itself: each searchable table is a collection and its rows are the
+ * points, searched through the table's HNSW index (hnsw.iterative_scan is set by both drivers).
+ * Upsert and delete have nothing to do, since the query modules of packages/db write the rows; the
+ * points this index reads (`readPoints`) are what a sync pushes to an external index.
+ */
+export class PgVectorIndex implements VectorIndex {
+  constructor(private readonly sql: Sql) {}
+
+  /** The tables are made by the migrations. */
+  async ensureCollections(): Promise<boolean> {
+    return false;
+  }
+
+  async upsert(_collection: Collection, _points: VectorPoint[]): Promise<void> {}
+
+  async delete(_collection: Collection, _refs: PointRef[]): Promise<void> {}
+
+  async search(collection: Collection, query: VectorQuery): Promise<VectorHit[]> {
+    const { table, idColumn } = TABLES[collection];
+    const params = new Params();
+    const where = `${filterSql(query.filter, expressionIn(collection), params)} AND embedding IS NOT NULL`;
+    const nearest = nearestSql({ table, idColumn, where, params }, { vector: query.vector, threshold: query.threshold, limit: query.topK });
+    return this.sql.query<VectorHit>(`SELECT id::text, 1 - distance AS similarity FROM (${nearest}) nearest ORDER BY distance`, params.values);
+  }
+
+  /** The points of the referenced rows that exist and have a vector, as they are now. */
+  async readPoints(collection: Collection, refs: PointRef[]): Promise<VectorPoint[]> {
+    if (refs.length === 0) return [];
+    const { table, idColumn, idType } = TABLES[collection];
+    const keys = payloadKeysOf(collection);
+    const expressionOf = expressionIn(collection);
+    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; vector: string }>(
+      `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id, embedding::text AS vector,
+         ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")}
+       FROM ${table} JOIN unnest($1::text[], $2::text[], $3::text[]) AS wanted(org_id, project_id, row_id)
+         ON ${table}.org_id = wanted.org_id AND ${table}.project_id = wanted.project_id AND ${idColumn} = wanted.row_id::${idType}
+       WHERE embedding IS NOT NULL`,
+      [refs.map((r) => r.scope.orgId), refs.map((r) => r.scope.projectId), refs.map((r) => r.id)],
+    );
+    return rows.map((row) => ({
+      scope: { orgId: row.org_id, projectId: row.project_id },
+      id: row.id,
+      vector: JSON.parse(row.vector) as number[],
+      payload: Object.fromEntries(keys.map((key) => [key, row[key] ?? null])),
+    }));
+  }
+}

@@ -1,0 +1,65 @@
+import type { Scope } from "@als/db";
+import type { Collection } from "./collections.ts";
+
+/** A payload value: what the filterable columns of a row hold. */
+export type PayloadValue = string | number | null | string[];
+
+/** One row of a searchable table as a point: its id within its project, its vector, its filterable columns. */
+export interface VectorPoint {
+  scope: Scope;
+  id: string;
+  vector: number[];
+  payload: Record<string, PayloadValue>;
+}
+
+export type PointRef = Pick<VectorPoint, "scope" | "id">;
+
+export interface NumericRange {
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+}
+
+/** One condition on a payload key; the keys a collection can filter on are in COLLECTIONS. */
+export type Condition =
+  | { key: string; equals: string | number }
+  | { key: string; anyOf: string[] }
+  /** The array under `key` shares at least one value with these (tags). */
+  | { key: string; overlaps: string[] }
+  /** `orNull`: a point whose value is null passes too (a profile that never expires). */
+  | { key: string; range: NumericRange; orNull?: boolean };
+
+/** The points of one project that meet every condition. */
+export interface VectorFilter {
+  scope: Scope;
+  must: Condition[];
+}
+
+export interface VectorQuery {
+  vector: readonly number[];
+  filter: VectorFilter;
+  topK: number;
+  /** Only points whose cosine similarity to `vector` is above this. */
+  threshold?: number | undefined;
+}
+
+export interface VectorHit {
+  id: string;
+  similarity: number;
+}
+
+/**
+ * Nearest-neighbour search over named collections, one per searchable table. Every implementation
+ * applies the filter inside its own query (never to a fixed list of candidates), so `topK` hits
+ * come back whenever that many points pass the filter.
+ */
+export interface VectorIndex {
+  /** Makes the collections that are missing; true when it made any, so the index must be filled from the record. */
+  ensureCollections(): Promise<boolean>;
+  /** Writes the points, replacing any of the same scope and id. */
+  upsert(collection: Collection, points: VectorPoint[]): Promise<void>;
+  delete(collection: Collection, refs: PointRef[]): Promise<void>;
+  /** The nearest points passing the filter, nearest first. */
+  search(collection: Collection, query: VectorQuery): Promise<VectorHit[]>;
+}
