@@ -83,7 +83,10 @@ test("an operation whose worker is killed mid-run completes exactly once on the 
     const created = await agentPlaybooks.listAgentPlaybooks(db, scope, { agentVersion: "v1" }, 100);
     assert.equal(created.length, 1, "one agent playbook, not one per attempt");
     assert.ok(llm.requests.length >= 2, "the cluster was summarised again after the kill");
-    const description = await client.workflow.getHandle(operation.operation_id).describe();
+    // The receipt commits inside the step; the workflow completes when the step's activity returns.
+    const handle = client.workflow.getHandle(operation.operation_id);
+    await handle.result();
+    const description = await handle.describe();
     assert.equal(description.type, "aggregationOperationWorkflow");
     assert.equal(description.status.name, "COMPLETED");
   } finally {
