@@ -18,13 +18,12 @@ export const EXPERT_PLAYBOOK = {
 
 /**
  * The deterministic model the learning tests run against: it answers the real prompts by looking
- * for known phrases in the transcript, so a conversation in gives the same learnings out every time.
+ * for known phrases in their <transcript> section, so a conversation in gives the same learnings out every time.
  * Deduplication marks a candidate as a restatement of the first offered learning it shares a
  * keyword with.
  */
 export function scriptedReply(request: FakeLlmRequest): FakeLlmReply {
-  const transcript = request.user.toLowerCase();
-  const section = transcript.split("transcript").at(-1) ?? transcript;
+  const section = (/<transcript>([\s\S]*)<\/transcript>/.exec(request.user)?.[1] ?? "").toLowerCase();
   if (request.schemaName === "profile_extraction") {
     return { json: { profiles: PROFILE_FACTS.filter(([phrase]) => section.includes(phrase)).map(([, fact]) => fact) } };
   }

@@ -278,12 +278,16 @@ describe("prompts", () => {
       renderPrompt("playbook-extraction", { definition: "d", context: "", existing: "", transcript: "user: hi" }),
       renderPrompt("learning-deduplication", { kind: "profile", candidates: "0. Is vegan", existing: "- [p1] Is vegan" }),
       renderPrompt("query-reformulation", { query: "and in Porto?", conversation: "" }),
+      renderPrompt("playbook-aggregation", { definition: "d", approved: "(none)", members: "1. trigger: t" }),
+      renderPrompt("playbook-review", { trigger: "t", content: "c", rationale: "r", transcript: "user: hi" }),
     ];
     expect(rendered.map((prompt) => prompt.id)).toEqual([
-      "profile-extraction@v1",
-      "playbook-extraction@v1",
+      "profile-extraction@v2",
+      "playbook-extraction@v2",
       "learning-deduplication@v1",
       "query-reformulation@v1",
+      "playbook-aggregation@v1",
+      "playbook-review@v1",
     ]);
     for (const prompt of rendered) expect(`${prompt.system}${prompt.user}`).not.toContain("{{");
   });
