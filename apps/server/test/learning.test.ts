@@ -146,6 +146,35 @@ describe("windows, strides and the inactivity deadline", () => {
   });
 });
 
+describe("learning status while a window runs", () => {
+  test("a request is 'processing' while a step extracts the window it needs, then 'done'", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let extracting!: () => void;
+    const started = new Promise<void>((resolve) => (extracting = resolve));
+    override = (request) => {
+      if (request.schemaName !== "profile_extraction") return undefined;
+      extracting();
+      return undefined;
+    };
+    llm.server.setHandler(async (request) => {
+      const reply = override?.(request) ?? scriptedReply(request);
+      if (request.schemaName === "profile_extraction") await held;
+      return reply;
+    });
+    try {
+      const published = await publish({ user_id: "ivy", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am vegan")] }, false);
+      await started;
+      expect(await statusOf(published.request_id)).toMatchObject({ status: "processing", reason: null });
+      release();
+      await svc.learningIdle();
+      expect((await statusOf(published.request_id)).status).toBe("done");
+    } finally {
+      llm.server.setHandler((request) => override?.(request) ?? scriptedReply(request));
+    }
+  });
+});
+
 describe("provider failures", () => {
   test("an auth error stalls learning until a publish overrides the stall", async () => {
     override = () => ({ status: 401, error: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided" } });
