@@ -156,6 +156,14 @@ describe("rerun generation", () => {
     expect(await eventually(() => summaryOf("ana"), (s) => s.length === 2)).toEqual(["PENDING: Is vegan", "PENDING: Owns a golden retriever named Biscuit"]);
   });
 
+  test("two reruns of the same user at once take turns: the output is one generation, not two", async () => {
+    const [first, second] = await Promise.all(
+      [1, 2].map(() => svc.call("POST", "/api/rerun_profile_generation", { user_id: "ana", wait_for_response: true })),
+    );
+    expect([first!.status, second!.status]).toEqual([200, 200]);
+    expect(await summaryOf("ana")).toEqual(["PENDING: Is vegan", "PENDING: Owns a golden retriever named Biscuit"]);
+  });
+
   test("a window bounded the wrong way round is a 422 naming end_time", async () => {
     const body = await expectRefused("/api/rerun_profile_generation", { start_time: T0 + 200, end_time: T0 + 100, wait_for_response: true }, 422, "end_time");
     expect(body.detail[0].loc).toEqual(["body", "end_time"]);

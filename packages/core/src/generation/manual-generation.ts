@@ -1,15 +1,14 @@
 import { AppError } from "@als/contract";
-import { interactions, learning, type Extractor, type Scope } from "@als/db";
+import { interactions, type Extractor, type Scope } from "@als/db";
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { CURRENT_GENERATION } from "../learning/extractor.ts";
-import { EXTRACTOR_SPECS, LEARNING_LEASE_SECONDS } from "../learning/learning-step.ts";
+import { EXTRACTOR_SPECS } from "../learning/learning-step.ts";
 import { generateWindow, requireLlm, type GenerationDeps, type StartedGeneration } from "./generate-window.ts";
+import { holdingUserLease } from "./holding-user-lease.ts";
 
 /** Where each kind's extractor settings live in the project configuration (the refusal names it). */
 const EXTRACTOR_CONFIG_FIELDS = { profile: "profile_extractor_config", playbook: "user_playbook_extractor_config" } as const;
-
-const LEASE_POLL_MS = 250;
 
 /**
  * Starts a manual generation: for each user in scope (the named one, or every user with matching
@@ -50,21 +49,4 @@ async function generateLatest(
     });
   }
   return created;
-}
-
-/**
- * Runs `work` under the user's learning lease: a learning step extracting beside it would compare
- * its candidates with the same CURRENT learnings, and neither would see what the other adds. Waits
- * while a step holds the lease, which it frees when done or, if its worker died, when it expires.
- */
-async function holdingUserLease<T>(deps: CoreDeps, scope: Scope, userId: string, work: () => Promise<T>): Promise<T> {
-  const token = crypto.randomUUID();
-  while (!(await learning.acquireUserLease(deps.db, scope, userId, token, deps.now(), LEARNING_LEASE_SECONDS))) {
-    await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
-  }
-  try {
-    return await work();
-  } finally {
-    await learning.releaseUserLease(deps.db, scope, userId, token);
-  }
 }

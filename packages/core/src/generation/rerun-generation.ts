@@ -4,6 +4,7 @@ import type { CoreDeps } from "../deps.ts";
 import type { Generation } from "../learning/extractor.ts";
 import { EXTRACTOR_SPECS } from "../learning/learning-step.ts";
 import { generateWindow, requireLlm, type GenerationDeps, type StartedGeneration } from "./generate-window.ts";
+import { holdingUserLease } from "./holding-user-lease.ts";
 
 /**
  * Starts regenerating a kind of learning from every interaction passing the filters (every user's
@@ -25,15 +26,20 @@ async function rerun(deps: GenerationDeps, scope: Scope, kind: Extractor, filter
   const generation: Generation = { status: "PENDING", agentVersion: filters.agentVersion };
   let created = 0;
   for (const userId of await interactions.usersWithInteractions(deps.db, scope, filters)) {
-    await spec.deleteGeneration(deps.db, scope, userId, generation);
-    // Windows do not overlap: every interaction is read once, and deduplication against the
-    // generation catches a fact that two windows both state.
-    for (let afterSeq = 0; ; ) {
-      const window = await interactions.interactionsBetween(deps.db, scope, { ...filters, userId, afterSeq, limit: config.window_size });
-      if (window.length === 0) break;
-      created += await generateWindow(deps, scope, spec, config, { userId, window, generation });
-      afterSeq = window.at(-1)!.seq;
-    }
+    // Under the user's lease, so two reruns of one user take turns: the later one replaces the
+    // earlier one's generation instead of writing beside it.
+    created += await holdingUserLease(deps, scope, userId, async () => {
+      await spec.deleteGeneration(deps.db, scope, userId, generation);
+      let written = 0;
+      // Windows do not overlap: every interaction is read once, and deduplication against the
+      // generation catches a fact that two windows both state.
+      for (let afterSeq = 0; ; ) {
+        const window = await interactions.interactionsBetween(deps.db, scope, { ...filters, userId, afterSeq, limit: config.window_size });
+        if (window.length === 0) return written;
+        written += await generateWindow(deps, scope, spec, config, { userId, window, generation });
+        afterSeq = window.at(-1)!.seq;
+      }
+    });
   }
   return created;
 }
