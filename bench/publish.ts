@@ -353,7 +353,7 @@ function report(input: {
     "",
     "Columns:",
     "- mode: embedded = PGlite in process; full = PostgreSQL server. Learning runs on the in-process Reconciler in both (as test/support/service.ts wires it), not on the Temporal worker.",
-    "- extraction: excluded = no LLM and no orchestrator (deps.scheduleLearning not wired, no Reconciler): the publish path alone (validation, embedding both turns, one transaction), no wait; " +
+    "- extraction: excluded = no LLM and no orchestrator (deps.scheduleLearning not wired, no Reconciler): the publish path alone (validation and one transaction; the interactions' vectors are left to the learning step, which does not run here), no wait; " +
       "included = deps.llm is the real OpenAI-compatible client pointed at the scripted LLM server on 127.0.0.1 (test/support/scripted-llm.ts; same process, answers at once; " +
       "about half of its profile extractions word a fact differently, so restatements reach the deduplication call and merges), the Reconciler is wired, and each request " +
       "uses ?wait_for_response=true, so it returns once its window was extracted (profiles and playbooks), deduplicated and committed.",
@@ -361,8 +361,8 @@ function report(input: {
     "- requests: timed requests completed (each publishes 2 interactions).",
     "- interactions/s, requests/s: completed during the row divided by its wall time (first request sent to last response read).",
     "- p50 / p95 ms: latency of one request, performance.now() around handle() plus reading the JSON body; nearest-rank percentiles. " +
-      "With wait_for_response the handler checks the learning status right after its commit, then after pauses of 25, 50, 100, 200, 400 ms and then every 500 ms " +
-        "(at about 0, 25, 75, 175, 375, 775, 1275 ms …), so an included latency is rounded up to the next check.",
+      "With wait_for_response the handler checks the learning status right after its commit, then after pauses of 10, 20, 40, 80, 160 ms and then every 250 ms " +
+        "(at about 0, 10, 30, 70, 150, 310, 560 ms …), so an included latency is rounded up to the next check.",
     "- mean ms: mean latency of one request.",
     "- done: included rows, responses with learning_status \"done\" (the rest \"deferred\").",
     "",

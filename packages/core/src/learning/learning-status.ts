@@ -28,8 +28,8 @@ export async function learningStatusOf(deps: CoreDeps, scope: Scope, requestId: 
   return { status: "pending", reason: retrying?.failure ?? WAITING_FOR_WINDOW };
 }
 
-const POLL_START_MS = 25;
-const POLL_MAX_MS = 500;
+const POLL_START_MS = 10;
+const POLL_MAX_MS = 250;
 
 /**
  * Waits until learning from the request is done, or can no longer finish on its own (failed), or
