@@ -35,7 +35,7 @@ export async function databaseFacts(db: Database): Promise<string> {
     `SELECT current_setting('server_version') AS version,
        (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector,
        current_setting('shared_buffers') AS shared_buffers, current_setting('work_mem') AS work_mem,
-       current_setting('hnsw.iterative_scan') AS iterative, current_setting('hnsw.ef_search') AS ef,
+       current_setting('hnsw.iterative_scan') AS iterative, coalesce(current_setting('hnsw.ef_search', true), '40 (default; pgvector not yet loaded in this session)') AS ef,
        current_setting('max_parallel_maintenance_workers') AS parallel`,
   );
   if (!row) return "?";

@@ -39,12 +39,8 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
     arms.push(`SELECT id, row_number() OVER (ORDER BY distance) AS rank, 1 - distance AS similarity FROM (${nearest}) nearest`);
   }
   if (spec.mode !== "vector" && spec.text) {
-    const text = params.add(spec.text);
-    // Any word may match: the stemmed lexemes of plainto_tsquery joined by OR ('simple' keeps them
-    // as they are); ts_rank_cd rewards documents that match more of them.
-    const anyWord = `to_tsquery('simple', replace(plainto_tsquery('english', ${text})::text, '&', '|'))`;
     arms.push(`SELECT id, row_number() OVER (ORDER BY text_rank DESC, id) AS rank, NULL::float8 AS similarity FROM (
-      SELECT ${idColumn} AS id, ts_rank_cd(search_text, words) AS text_rank FROM ${table}, ${anyWord} AS words
+      SELECT ${idColumn} AS id, ts_rank_cd(search_text, words) AS text_rank FROM ${table}, ${anyDistinctiveWord(table, params.add(spec.text))}
       WHERE ${where} AND search_text @@ words
       ORDER BY text_rank DESC LIMIT ${params.add(depth)}) matches`);
   }
@@ -74,6 +70,28 @@ export function nearestSql(
   return `SELECT ${idColumn} AS id, ${distance} AS distance FROM ${table}
     WHERE ${where}${floor}
     ORDER BY ${distance} LIMIT ${params.add(search.limit)}`;
+}
+
+/** A lexeme in more than this share of a table's rows says little about which row is meant. */
+const COMMON_LEXEME_SHARE = 0.05;
+
+/**
+ * The full-text query of the text arm, as a FROM item with the column `words`: any of the query's stemmed words may match (OR), and
+ * ts_rank_cd rewards rows that match more of them. Words that many rows of the table contain (by
+ * the planner's statistics of search_text, once ANALYZE has gathered them) are left out: matching
+ * "order" in an order-support corpus would make the arm rank tens of thousands of rows, and tell
+ * nothing apart. A query of only such words keeps them all.
+ */
+function anyDistinctiveWord(table: string, text: string): string {
+  const common = `(SELECT s.lexeme FROM pg_stats st
+      CROSS JOIN LATERAL unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS s(lexeme, share)
+      WHERE st.schemaname = current_schema() AND st.tablename = '${table}' AND st.attname = 'search_text'
+        AND s.lexeme IS NOT NULL AND s.share > ${COMMON_LEXEME_SHARE})`;
+  // Each lexeme quoted for to_tsquery ('simple' keeps it as it is), backslashes and quotes escaped.
+  const quoted = `'''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''''`;
+  return `(SELECT to_tsquery('simple', coalesce(string_agg(quoted, ' | ') FILTER (WHERE NOT common), string_agg(quoted, ' | ')))
+    FROM (SELECT ${quoted} AS quoted, lexeme IN ${common} AS common
+          FROM unnest(tsvector_to_array(to_tsvector('english', ${text}))) AS lexeme) lexemes) AS distinctive(words)`;
 }
 
 /** A search as planned from a request (see planQuery in packages/core), and how many rows it wants. */
