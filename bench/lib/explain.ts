@@ -13,15 +13,23 @@ export interface CapturedQuery {
  * database that records the ranked-search statement (the one that mentions the fused `ranked` rows).
  */
 export async function captureSearchQuery(deps: CoreDeps, body: Record<string, unknown>): Promise<CapturedQuery> {
+  return captureRankedQuery(deps, (recording) => searchProfiles(recording, LOCAL_SCOPE, SearchProfilesRequest.parse(body)));
+}
+
+/**
+ * The ranked-search statement (rankedSearchSql's fusion, `sum(1.0 / (<k> + rank))`) that `search`
+ * runs when given deps whose database records it: any core search over any table.
+ */
+export async function captureRankedQuery(deps: CoreDeps, search: (recording: CoreDeps) => Promise<unknown>): Promise<CapturedQuery> {
   let captured: CapturedQuery | undefined;
   const recording: Database = {
     ...deps.db,
     query: (text, params) => {
-      if (text.includes(") ranked JOIN profiles")) captured = { text, params: params ?? [] };
+      if (text.includes("sum(1.0 / (")) captured = { text, params: params ?? [] };
       return deps.db.query(text, params);
     },
   };
-  await searchProfiles({ ...deps, db: recording }, LOCAL_SCOPE, SearchProfilesRequest.parse(body));
+  await search({ ...deps, db: recording });
   if (!captured) throw new Error("the search ran no ranked-search statement: bench/lib/explain.ts needs updating");
   return captured;
 }
@@ -65,10 +73,17 @@ export interface ExplainSummary {
 }
 
 /** EXPLAIN ANALYZE of the captured statement with hnsw.iterative_scan set for that transaction only. */
-export async function explainSearch(db: Database, query: CapturedQuery, iterativeScan: IterativeScan): Promise<ExplainSummary> {
+export async function explainSearch(
+  db: Database,
+  query: CapturedQuery,
+  iterativeScan: IterativeScan,
+  /** More planner settings for the transaction, e.g. "enable_indexscan = off". */
+  settings: readonly string[] = [],
+): Promise<ExplainSummary> {
   const run = (options: string) =>
     db.transaction(async (tx) => {
       await tx.query(`SET LOCAL hnsw.iterative_scan = ${iterativeScan}`);
+      for (const setting of settings) await tx.query(`SET LOCAL ${setting}`);
       return tx.query<Record<string, unknown>>(`EXPLAIN (${options}) ${query.text}`, query.params);
     });
   const [row] = await run("ANALYZE, BUFFERS, FORMAT JSON");

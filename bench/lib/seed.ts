@@ -87,44 +87,9 @@ export async function openDataset(
       profilesSchema: Bun.hash(schema).toString(16),
     });
 
-  let db: Database;
-  let location: string;
-  let dropExisting: () => Promise<void>;
-  let closeExtra = async () => {};
-  /** Created by this call, so nothing in it needs clearing before seeding. */
-  let fresh: boolean;
-
-  if (spec.mode === "embedded") {
-    location = `${options.pgliteRoot}/${name}`;
-    const dir = location;
-    dropExisting = async () => {
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-      db = await openDatabase({ kind: "pglite", dataDir: dir });
-    };
-    if (options.reseed) rmSync(dir, { recursive: true, force: true });
-    mkdirSync(options.pgliteRoot, { recursive: true });
-    fresh = !existsSync(dir);
-    db = await openDatabase({ kind: "pglite", dataDir: dir });
-  } else {
-    const admin = postgres(options.postgresUrl, { max: 1, onnotice: () => {} });
-    const url = new URL(options.postgresUrl);
-    url.pathname = `/${name}`;
-    location = `${url.host}/${name}`;
-    const exists = (await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`).length > 0;
-    if (exists && options.reseed) await admin.unsafe(`DROP DATABASE ${name} WITH (FORCE)`);
-    fresh = !exists || options.reseed;
-    if (fresh) await admin.unsafe(`CREATE DATABASE ${name}`);
-    // One connection: the benchmark runs queries one at a time, and session settings then hold.
-    db = await openDatabase({ kind: "postgres", url: url.toString(), maxConnections: 1 });
-    dropExisting = async () => {
-      await db.close();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.unsafe(`CREATE DATABASE ${name}`);
-      db = await openDatabase({ kind: "postgres", url: url.toString(), maxConnections: 1 });
-    };
-    closeExtra = async () => void (await admin.end());
-  }
+  const opened = await openBenchDatabase(spec.mode, name, options);
+  let db = opened.db;
+  const { location, fresh, closeExtra } = opened;
 
   await db.exec(CREATE_META);
   const wanted = key(await profilesSchema(db));
@@ -138,7 +103,7 @@ export async function openDataset(
   }
   if (!fresh) {
     progress(`${spec.mode} ${sizeLabel(spec.size)} ${spec.shape}: ${location} holds another or a partial seeding: recreating it`);
-    await dropExisting();
+    db = await opened.recreate();
     await db.exec(CREATE_META);
   }
 
@@ -148,18 +113,87 @@ export async function openDataset(
   return { db, location, seeded: timings, seededBefore: null, userIds, close: async () => (await db.close(), await closeExtra()) };
 }
 
+
+interface BenchDatabase {
+  db: Database;
+  /** A PGlite directory or host/database of the server. */
+  location: string;
+  /** Created by this call, so nothing in it needs clearing before seeding. */
+  fresh: boolean;
+  /** Drops and recreates it empty (migrated); the Database returned replaces `db`. */
+  recreate(): Promise<Database>;
+  /** Closes what the call opened besides `db` (the admin connection of full mode). */
+  closeExtra(): Promise<void>;
+}
+
+/**
+ * Opens (creating it when missing) the benchmark database `name`: a PGlite directory under
+ * `pgliteRoot`, or a database of that name on the server of `postgresUrl` (never `als`), migrated.
+ * `maxConnections` sizes the pool of full mode (1 unless given).
+ */
+export async function openBenchDatabase(
+  mode: StorageMode,
+  name: string,
+  options: { postgresUrl: string; pgliteRoot: string; reseed: boolean; maxConnections?: number },
+): Promise<BenchDatabase> {
+  if (mode === "embedded") {
+    const dir = `${options.pgliteRoot}/${name}`;
+    if (options.reseed) rmSync(dir, { recursive: true, force: true });
+    mkdirSync(options.pgliteRoot, { recursive: true });
+    const fresh = !existsSync(dir);
+    const opened: BenchDatabase = {
+      db: await openDatabase({ kind: "pglite", dataDir: dir }),
+      location: dir,
+      fresh,
+      recreate: async () => {
+        await opened.db.close();
+        rmSync(dir, { recursive: true, force: true });
+        opened.db = await openDatabase({ kind: "pglite", dataDir: dir });
+        return opened.db;
+      },
+      closeExtra: async () => {},
+    };
+    return opened;
+  }
+  const admin = postgres(options.postgresUrl, { max: 1, onnotice: () => {} });
+  const url = new URL(options.postgresUrl);
+  url.pathname = `/${name}`;
+  const exists = (await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`).length > 0;
+  if (exists && options.reseed) await admin.unsafe(`DROP DATABASE ${name} WITH (FORCE)`);
+  const fresh = !exists || options.reseed;
+  if (fresh) await admin.unsafe(`CREATE DATABASE ${name}`);
+  const open = () => openDatabase({ kind: "postgres", url: url.toString(), maxConnections: options.maxConnections ?? 1 });
+  const opened: BenchDatabase = {
+    db: await open(),
+    location: `${url.host}/${name}`,
+    fresh,
+    recreate: async () => {
+      await opened.db.close();
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      opened.db = await open();
+      return opened.db;
+    },
+    closeExtra: async () => void (await admin.end()),
+  };
+  return opened;
+}
+
 const CREATE_META = "CREATE TABLE IF NOT EXISTS bench_meta (key text PRIMARY KEY, timings jsonb NOT NULL, seeded_at timestamptz NOT NULL DEFAULT now())";
 
-/** The definition of the profiles table as the catalog has it: columns, defaults, generated expressions, indexes. */
-async function profilesSchema(db: Database): Promise<string> {
+/** The definition of a table as the catalog has it: columns, defaults, generated expressions, indexes. */
+async function tableSchema(db: Database, table: string): Promise<string> {
   const [row] = await db.query<{ columns: string | null; indexes: string | null }>(
     `SELECT
        (SELECT string_agg(concat_ws(' ', column_name, udt_name, is_nullable, column_default, generation_expression), ', ' ORDER BY ordinal_position)
-          FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'profiles') AS columns,
-       (SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'profiles') AS indexes`,
+          FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1) AS columns,
+       (SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1) AS indexes`,
+    [table],
   );
   return `${row?.columns ?? ""}\n${row?.indexes ?? ""}`;
 }
+
+const profilesSchema = (db: Database) => tableSchema(db, "profiles");
 
 /**
  * Bulk load: drop the HNSW and GIN indexes, insert in batches of unnest()ed arrays (one round trip
@@ -239,4 +273,221 @@ function vectorText(vectors: Float32Array, row: number, dimensions: number): str
   const parts = new Array<string>(dimensions);
   for (let d = 0; d < dimensions; d++) parts[d] = vectors[row * dimensions + d]!.toPrecision(9);
   return `[${parts.join(",")}]`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Learnings of every type: profiles, user playbooks and agent playbooks (bench/unified-search.ts).
+
+export type LearningTable = "profiles" | "user_playbooks" | "agent_playbooks";
+export const LEARNING_TABLES: readonly LearningTable[] = ["profiles", "user_playbooks", "agent_playbooks"];
+
+export interface LearningsSpec {
+  mode: StorageMode;
+  /** Rows of each table. */
+  size: number;
+  /** Profiles, and user playbooks, per user. */
+  perUser: number;
+}
+
+export interface TableSeedTimings {
+  insertMillis: number;
+  hnswMillis: number;
+  ginMillis: number;
+}
+
+export interface LearningsSeedTimings {
+  tables: Record<LearningTable, TableSeedTimings>;
+  vacuumMillis: number;
+  totalMillis: number;
+}
+
+export interface OpenedLearnings {
+  db: Database;
+  location: string;
+  seeded: LearningsSeedTimings | null;
+  seededBefore: LearningsSeedTimings | null;
+  userIds: string[];
+  close(): Promise<void>;
+}
+
+/** Bump when the row layout below (statuses, users, which text goes where) changes: seeded databases are keyed by it. */
+const LEARNINGS_LAYOUT = "learnings-v1";
+
+/**
+ * Where a playbook row's fields come from. User playbook i: playbook text i, user i mod users,
+ * lifecycle status CURRENT except every 20th PENDING and every 20th (offset 10) ARCHIVED. Agent
+ * playbook i: playbook text (i × 7919) mod size (a permutation, so the two tables hold the same texts
+ * in another order), approval APPROVED for i mod 10 in {0, 1, 2}, REJECTED for 9, else PENDING;
+ * lifecycle ARCHIVED for i mod 10 = 5, else CURRENT. No agent playbook links a source.
+ */
+export const learningsLayout = {
+  userOfRow: (i: number, users: number) => i % users,
+  userPlaybookStatus: (i: number) => (i % 20 === 5 ? "PENDING" : i % 20 === 15 ? "ARCHIVED" : "CURRENT"),
+  agentPlaybookText: (i: number, size: number) => (i * 7919) % size,
+  agentPlaybookApproval: (i: number) => (i % 10 <= 2 ? "APPROVED" : i % 10 === 9 ? "REJECTED" : "PENDING"),
+  agentPlaybookStatus: (i: number) => (i % 10 === 5 ? "ARCHIVED" : "CURRENT"),
+};
+
+/**
+ * Opens the database `bench_learnings_<size>` (a PGlite directory under `pgliteRoot`, or a database
+ * on the server of `postgresUrl` with a pool of `maxConnections`), seeding it with `size` rows of
+ * each learning table unless an earlier run seeded it from the same corpora, layout and table
+ * definitions (recorded in its `bench_meta`). Profiles carry `profiles` texts and vectors, both
+ * playbook tables `playbooks` texts and vectors, stored as the playbook's content (trigger and
+ * rationale empty, so the stored vector is the one the service computes from trigger and content).
+ */
+export async function openLearningsDataset(
+  spec: LearningsSpec,
+  corpora: { profiles: Corpus; playbooks: Corpus },
+  options: { postgresUrl: string; pgliteRoot: string; reseed: boolean; maxConnections?: number; progress: (message: string) => void },
+): Promise<OpenedLearnings> {
+  const label = `${spec.mode} ${sizeLabel(spec.size)}`;
+  const progress = (message: string) => options.progress(`${label}: ${message}`);
+  const userIds = userIdsFor({ size: spec.size, shape: "users", perUser: spec.perUser });
+  const opened = await openBenchDatabase(spec.mode, `bench_learnings_${sizeLabel(spec.size)}`, options);
+  let db = opened.db;
+  const close = async () => (await db.close(), await opened.closeExtra());
+  const wanted = async () =>
+    JSON.stringify({
+      layout: LEARNINGS_LAYOUT,
+      profiles: corpora.profiles.generatorVersion,
+      playbooks: corpora.playbooks.generatorVersion,
+      model: corpora.profiles.modelId,
+      size: spec.size,
+      perUser: spec.perUser,
+      schema: Bun.hash((await Promise.all([...LEARNING_TABLES, "agent_playbook_sources"].map((table) => tableSchema(db, table)))).join("\n")).toString(16),
+    });
+
+  await db.exec(CREATE_META);
+  const key = await wanted();
+  const [previous] = await db.query<{ timings: string }>("SELECT timings::text AS timings FROM bench_meta WHERE key = $1", [key]);
+  const counts = await Promise.all(LEARNING_TABLES.map(async (table) => (await db.query<{ n: number }>(`SELECT count(*)::int8 AS n FROM ${table}`))[0]!.n));
+  if (previous && counts.every((n) => n === spec.size)) {
+    progress(`reusing the seeded database ${opened.location}`);
+    return { db, location: opened.location, seeded: null, seededBefore: JSON.parse(previous.timings) as LearningsSeedTimings, userIds, close };
+  }
+  if (!opened.fresh) {
+    progress(`${opened.location} holds another or a partial seeding: recreating it`);
+    db = await opened.recreate();
+    await db.exec(CREATE_META);
+  }
+
+  const started = performance.now();
+  const { dimensions } = corpora.profiles;
+  const stamp = (i: number) => BASE_TIMESTAMP + i * 37;
+  const scope = [LOCAL_SCOPE.orgId, LOCAL_SCOPE.projectId, corpora.profiles.modelId] as const;
+  const tables = {} as Record<LearningTable, TableSeedTimings>;
+
+  tables.profiles = await bulkLoad(db, "profiles", spec.size, progress, async (start, end) => {
+    const rows = range(start, end);
+    await db.query(
+      `INSERT INTO profiles (org_id, project_id, profile_id, user_id, content, source, created_at, last_modified_timestamp, embedding, embedding_model)
+       SELECT $1, $2, u.profile_id, u.user_id, u.content, 'bench', u.stamp, u.stamp, u.embedding::vector, $3
+       FROM unnest($4::text[], $5::text[], $6::text[], $7::int8[], $8::text[]) AS u(profile_id, user_id, content, stamp, embedding)`,
+      [
+        ...scope,
+        rows.map((i) => `bench-profile-${String(i).padStart(7, "0")}`),
+        rows.map((i) => userIds[learningsLayout.userOfRow(i, userIds.length)]!),
+        rows.map((i) => corpora.profiles.texts[i]!),
+        rows.map(stamp),
+        rows.map((i) => vectorText(corpora.profiles.vectors, i, dimensions)),
+      ],
+    );
+  });
+  tables.user_playbooks = await bulkLoad(db, "user_playbooks", spec.size, progress, async (start, end) => {
+    const rows = range(start, end);
+    await db.query(
+      `INSERT INTO user_playbooks (org_id, project_id, user_id, agent_version, content, status, source, created_at, last_modified_timestamp, embedding, embedding_model)
+       SELECT $1, $2, u.user_id, 'agent-v1', u.content, u.status, 'bench', u.stamp, u.stamp, u.embedding::vector, $3
+       FROM unnest($4::text[], $5::text[], $6::text[], $7::int8[], $8::text[]) WITH ORDINALITY AS u(user_id, content, status, stamp, embedding, n)
+       ORDER BY u.n`,
+      [
+        ...scope,
+        rows.map((i) => userIds[learningsLayout.userOfRow(i, userIds.length)]!),
+        rows.map((i) => corpora.playbooks.texts[i]!),
+        rows.map(learningsLayout.userPlaybookStatus),
+        rows.map(stamp),
+        rows.map((i) => vectorText(corpora.playbooks.vectors, i, dimensions)),
+      ],
+    );
+  });
+  tables.agent_playbooks = await bulkLoad(db, "agent_playbooks", spec.size, progress, async (start, end) => {
+    const rows = range(start, end);
+    const text = (i: number) => learningsLayout.agentPlaybookText(i, spec.size);
+    await db.query(
+      `INSERT INTO agent_playbooks (org_id, project_id, agent_version, content, playbook_status, status, created_at, last_modified_timestamp, embedding, embedding_model)
+       SELECT $1, $2, 'agent-v1', u.content, u.approval, u.status, u.stamp, u.stamp, u.embedding::vector, $3
+       FROM unnest($4::text[], $5::text[], $6::text[], $7::int8[], $8::text[]) WITH ORDINALITY AS u(content, approval, status, stamp, embedding, n)
+       ORDER BY u.n`,
+      [
+        ...scope,
+        rows.map((i) => corpora.playbooks.texts[text(i)]!),
+        rows.map(learningsLayout.agentPlaybookApproval),
+        rows.map(learningsLayout.agentPlaybookStatus),
+        rows.map(stamp),
+        rows.map((i) => vectorText(corpora.playbooks.vectors, text(i), dimensions)),
+      ],
+    );
+  });
+  const t0 = performance.now();
+  await db.exec(`VACUUM ANALYZE ${LEARNING_TABLES.join(", ")}`);
+  const timings: LearningsSeedTimings = { tables, vacuumMillis: performance.now() - t0, totalMillis: performance.now() - started };
+  progress(`seeded in ${(timings.totalMillis / 1000).toFixed(1)} s`);
+  await db.query("INSERT INTO bench_meta (key, timings) VALUES ($1, $2::text::jsonb)", [key, JSON.stringify(timings)]);
+  return { db, location: opened.location, seeded: timings, seededBefore: null, userIds, close };
+}
+
+const range = (start: number, end: number) => Array.from({ length: end - start }, (_, k) => start + k);
+
+/**
+ * Bulk load of one table: drop its HNSW and GIN indexes, insert `size` rows in batches of 2000
+ * (`insert(start, end)`), then rebuild both from their catalog definitions with a large
+ * maintenance_work_mem.
+ */
+async function bulkLoad(
+  db: Database,
+  table: LearningTable,
+  size: number,
+  progress: (message: string) => void,
+  insert: (start: number, end: number) => Promise<void>,
+): Promise<TableSeedTimings> {
+  const indexes = [`${table}_embedding_hnsw`, `${table}_search_text_gin`] as const;
+  const definitions = await db.query<{ indexname: string; indexdef: string }>(
+    "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1 AND indexname = ANY($2::text[])",
+    [table, [...indexes]],
+  );
+  for (const index of indexes) if (!definitions.some((d) => d.indexname === index)) throw new Error(`the migrations no longer create ${index}: update bench/lib/seed.ts`);
+  await db.exec(`DROP INDEX ${indexes.join(", ")}`);
+  const started = performance.now();
+  let lastReport = started;
+  for (let start = 0; start < size; start += 2000) {
+    await insert(start, Math.min(start + 2000, size));
+    if (performance.now() - lastReport > 10_000) {
+      lastReport = performance.now();
+      progress(`${table}: inserted ${Math.min(start + 2000, size)}/${size}`);
+    }
+  }
+  const insertMillis = performance.now() - started;
+  const build = async (index: string) => {
+    const t0 = performance.now();
+    await db.transaction(async (tx) => {
+      await tx.query(`SET LOCAL maintenance_work_mem = '${MAINTENANCE_WORK_MEM}'`);
+      await tx.query(definitions.find((d) => d.indexname === index)!.indexdef);
+    });
+    return performance.now() - t0;
+  };
+  const hnswMillis = await build(indexes[0]);
+  const ginMillis = await build(indexes[1]);
+  progress(`${table}: ${size} rows inserted in ${(insertMillis / 1000).toFixed(1)} s, HNSW built in ${(hnswMillis / 1000).toFixed(1)} s, GIN in ${(ginMillis / 1000).toFixed(1)} s`);
+  return { insertMillis, hnswMillis, ginMillis };
+}
+
+/** The server URL that `bash infra/postgres.sh url` prints (any database on it: the benches create their own). */
+export function postgresServerUrl(root: string): string {
+  const result = Bun.spawnSync(["bash", `${root}/infra/postgres.sh`, "url"], { stdout: "pipe", stderr: "pipe" });
+  const url = result.stdout.toString().trim();
+  if (result.exitCode !== 0 || !url.startsWith("postgres")) {
+    throw new Error(`bash infra/postgres.sh url failed (${result.exitCode}): ${result.stderr.toString().trim()}; start it (bash infra/postgres.sh start) or pass --postgres-url`);
+  }
+  return url;
 }

@@ -12,6 +12,11 @@ const LEARNING_CONCURRENCY = 4;
 const BUSY_RETRY_SECONDS = 5;
 /** How often sleeping users are checked against the clock. */
 const WAKE_CHECK_MS = 30_000;
+/**
+ * How often the embedded database's planner statistics are refreshed: PGlite runs no autovacuum,
+ * and the full-text arm tells common words from distinctive ones by those statistics.
+ */
+const ANALYZE_EVERY_MS = 60 * 60 * 1000;
 
 type UserKey = string;
 const keyOf = (scope: Scope, userId: string): UserKey => JSON.stringify([scope.orgId, scope.projectId, userId]);
@@ -36,6 +41,7 @@ export class Reconciler {
   private readonly due = new Set<UserKey>();
   private readonly sleeping = new Map<UserKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
+  private analyzedAt = -Infinity;
   /** Keeps the vector index (Qdrant) in step with the database, when one is configured. */
   private readonly vectorSync: VectorSyncLoop | undefined;
 
@@ -91,6 +97,10 @@ export class Reconciler {
         await this.reembedStaleProfiles();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;
+      }
+      if (this.deps.db.kind === "pglite" && performance.now() - this.analyzedAt >= ANALYZE_EVERY_MS) {
+        await this.deps.db.exec("ANALYZE profiles, user_playbooks, agent_playbooks, interactions");
+        this.analyzedAt = performance.now();
       }
       const now = this.deps.now();
       for (const [key, until] of this.sleeping) {

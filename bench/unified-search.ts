@@ -1,0 +1,532 @@
+/**
+ * Unified search over HTTP: POST /api/search of the real app served by app.listen on 127.0.0.1 (a
+ * random port), hit with fetch like any client, over PGlite (embedded) and PostgreSQL (full) holding
+ * 10k / 100k learnings of each type (profiles, user playbooks, agent playbooks). Latency at
+ * concurrency 1, throughput at concurrency 16, the query embedding always included (every request
+ * is a query text never sent before), and recall@10 of the vector arm against an exact scan.
+ *
+ *   bun bench/unified-search.ts [--sizes 10000,100000] [--modes embedded,full] [--queries 200] [--warmup 20]
+ *     [--concurrency 16] [--requests 480] [--max-row-seconds 30] [--recall-queries 50] [--max-recall-seconds 90]
+ *     [--per-user 100] [--pool 10] [--postgres-url <server; default: bash infra/postgres.sh url>] [--reseed] [--seed-only]
+ *
+ * Vectors are computed once and kept in .cache/bench/; seeded databases are kept too (PGlite
+ * directories .cache/bench/pglite/bench_learnings_<size>, PostgreSQL databases bench_learnings_<size>)
+ * and reused while corpora, layout and table definitions are unchanged. Progress goes to stderr,
+ * the report to stdout.
+ */
+import { availableParallelism } from "node:os";
+import { parseArgs } from "node:util";
+import { createEmbedder, type Embedder } from "@als/ai";
+import { SearchAgentPlaybooksRequest, SearchProfilesRequest, SearchUserPlaybooksRequest } from "@als/contract";
+import { searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock, type CoreDeps } from "@als/core";
+import { LOCAL_SCOPE, type Database, type Sql } from "@als/db";
+import { buildApp } from "../apps/server/src/app.ts";
+import { createLogger } from "../apps/server/src/logger.ts";
+import { GENERATOR_VERSION, queryTexts, profileTexts, prng } from "./lib/corpus.ts";
+import { captureRankedQuery, explainSearch, writePlan, type ArmSummary } from "./lib/explain.ts";
+import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
+import {
+  LEARNING_TABLES,
+  openLearningsDataset,
+  postgresServerUrl,
+  sizeLabel,
+  type Corpus,
+  type LearningsSeedTimings,
+  type StorageMode,
+} from "./lib/seed.ts";
+import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
+import { cachedEmbeddings } from "./lib/vector-cache.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const CACHE_DIR = `${ROOT}/.cache/bench`;
+const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
+/** What the unified search request asks for, per entity type. */
+const TOP_K = 5;
+/** The depth of the recall comparison. */
+const RECALL_K = 10;
+
+function options() {
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: {
+      sizes: { type: "string", default: "10000,100000" },
+      modes: { type: "string", default: "embedded,full" },
+      queries: { type: "string", default: "200" },
+      warmup: { type: "string", default: "20" },
+      concurrency: { type: "string", default: "16" },
+      requests: { type: "string", default: "480" },
+      "max-row-seconds": { type: "string", default: "30" },
+      "recall-queries": { type: "string", default: "50" },
+      "max-recall-seconds": { type: "string", default: "90" },
+      "per-user": { type: "string", default: "100" },
+      pool: { type: "string", default: "10" },
+      "postgres-url": { type: "string" },
+      reseed: { type: "boolean", default: false },
+      "seed-only": { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  const integer = (name: string, raw: string, min: number) => {
+    const value = Number(raw.replaceAll("_", ""));
+    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} needs an integer ≥ ${min}, got ${raw}`);
+    return value;
+  };
+  const modes = values.modes.split(",").map((mode) => mode.trim()).filter(Boolean);
+  for (const mode of modes) if (mode !== "embedded" && mode !== "full") throw new Error(`--modes: ${mode} is not one of embedded, full`);
+  return {
+    sizes: values.sizes.split(",").map((size) => integer("sizes", size.trim(), 1)),
+    modes: modes as StorageMode[],
+    queries: integer("queries", values.queries, 1),
+    warmup: integer("warmup", values.warmup, 0),
+    concurrency: integer("concurrency", values.concurrency, 1),
+    requests: integer("requests", values.requests, 1),
+    maxRowSeconds: integer("max-row-seconds", values["max-row-seconds"], 1),
+    recallQueries: integer("recall-queries", values["recall-queries"], 0),
+    maxRecallSeconds: integer("max-recall-seconds", values["max-recall-seconds"], 1),
+    perUser: integer("per-user", values["per-user"], 1),
+    pool: integer("pool", values.pool, 1),
+    postgresUrl: values["postgres-url"] ?? (modes.includes("full") ? postgresServerUrl(ROOT) : "postgres://unused"),
+    reseed: values.reseed,
+    seedOnly: values["seed-only"],
+  };
+}
+
+const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+/** What the recall compares: one vector-arm search as the service runs it, under the filters /api/search uses. */
+type RecallTarget = "profiles (user)" | "user playbooks (user)" | "user playbooks (project)" | "agent playbooks (project)";
+const RECALL_TARGETS: readonly RecallTarget[] = ["profiles (user)", "user playbooks (user)", "user playbooks (project)", "agent playbooks (project)"];
+
+interface LoadResult {
+  samples: number[];
+  requests: number;
+  errors: Map<number, number>;
+  wallMillis: number;
+  cappedAt?: number;
+  /** Mean results per response, per entity type. */
+  results: [number, number, number];
+}
+
+interface RecallResult {
+  queries: number;
+  /** Σ |approximate ∩ exact| / Σ |exact|, exact = the true top 10 above the threshold. */
+  recall: number;
+  /** Mean size of the exact top 10 (fewer when fewer rows pass the filters and the threshold). */
+  exactSize: number;
+  /** Queries whose approximate list was shorter than the exact one. */
+  short: number;
+  approxMillis: number[];
+  exactMillis: number[];
+  /** Scans of the vector arm, approximate (production settings) and exact (enable_indexscan off). */
+  approxScans: string;
+  exactScans: string;
+}
+
+interface Row {
+  mode: StorageMode;
+  size: number;
+  single: LoadResult;
+  concurrent: LoadResult;
+  recall: Map<RecallTarget, RecallResult>;
+  recallCappedAt?: number;
+  location: string;
+  seeded: LearningsSeedTimings | null;
+  seededBefore: LearningsSeedTimings | null;
+  openMillis: number;
+}
+
+/**
+ * `count` distinct search queries that no earlier call returned: alternately a question about the
+ * user (the profiles' query generator) and a situation an agent asks guidance for (the playbooks').
+ */
+function queryStream() {
+  const used = new Set<string>();
+  let seed = 1;
+  return (count: number): string[] => {
+    const aboutUser = queryTexts(Math.ceil(count / 2), 0x2000 + seed++, used);
+    const situations = playbookQueryTexts(Math.floor(count / 2), 0x3000 + seed++, used);
+    return Array.from({ length: count }, (_, i) => (i % 2 === 0 ? aboutUser[i / 2]! : situations[(i - 1) / 2]!));
+  };
+}
+
+async function main() {
+  const opts = options();
+  const startedAt = performance.now();
+  const loadAtStart = loadAverage();
+  progress(`sizes ${opts.sizes.join(",")}; modes ${opts.modes.join(",")}`);
+
+  const embedder = await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
+  const maxSize = Math.max(...opts.sizes);
+  const profileVectors = await cachedEmbeddings(embedder, maxSize, profileTexts, { dir: CACHE_DIR, generatorVersion: GENERATOR_VERSION, progress });
+  const playbookVectors = await cachedEmbeddings(embedder, maxSize, playbookTexts, { dir: CACHE_DIR, generatorVersion: PLAYBOOK_GENERATOR_VERSION, progress });
+  const corpus = (vectors: typeof profileVectors, generatorVersion: string): Corpus => ({
+    texts: vectors.texts,
+    vectors: vectors.vectors,
+    dimensions: embedder.dimensions,
+    modelId: embedder.modelId,
+    generatorVersion,
+  });
+  const corpora = { profiles: corpus(profileVectors, GENERATOR_VERSION), playbooks: corpus(playbookVectors, PLAYBOOK_GENERATOR_VERSION) };
+
+  const nextQueries = queryStream();
+  const embedderAlone = opts.seedOnly ? [] : await measureEmbedder(embedder, nextQueries(60));
+  const engines = new Map<StorageMode, string>();
+  const rows: Row[] = [];
+
+  for (const mode of opts.modes) {
+    for (const size of opts.sizes) {
+      const t0 = performance.now();
+      const dataset = await openLearningsDataset({ mode, size, perUser: opts.perUser }, corpora, {
+        postgresUrl: opts.postgresUrl,
+        pgliteRoot: `${CACHE_DIR}/pglite`,
+        reseed: opts.reseed,
+        maxConnections: opts.pool,
+        progress,
+      });
+      const openMillis = performance.now() - t0;
+      if (opts.seedOnly) {
+        await dataset.close();
+        continue;
+      }
+      if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
+      const deps: CoreDeps = { db: dataset.db, embedder, now: systemClock };
+      const app = buildApp({ deps, log: createLogger("error"), mode });
+      app.listen({ hostname: "127.0.0.1", port: 0 });
+      const url = `http://127.0.0.1:${app.server!.port}/api/search`;
+      progress(`${mode} ${sizeLabel(size)}: serving on ${url}`);
+      const users = dataset.userIds;
+      let userCursor = 0;
+      const nextUser = () => users[(userCursor++ * 7_919) % users.length]!;
+      try {
+        const search = async (query: string) => {
+          const t = performance.now();
+          const response = await fetch(url, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ query, user_id: nextUser(), top_k: TOP_K, search_mode: "hybrid" }),
+          });
+          const payload = (await response.json()) as { success?: boolean; profiles?: unknown[]; user_playbooks?: unknown[]; agent_playbooks?: unknown[] };
+          const elapsed = performance.now() - t;
+          const ok = response.status === 200 && payload.success === true;
+          const counts: [number, number, number] = [payload.profiles?.length ?? 0, payload.user_playbooks?.length ?? 0, payload.agent_playbooks?.length ?? 0];
+          return { elapsed, status: ok ? 200 : response.status, counts };
+        };
+
+        for (const query of nextQueries(opts.warmup)) await search(query);
+        Bun.gc(true);
+        const single = await load(search, nextQueries(opts.queries), 1, opts.maxRowSeconds);
+        progress(`${mode} ${sizeLabel(size)} c=1: n=${single.requests} p50 ${ms(percentile(single.samples, 50))} ms, p95 ${ms(percentile(single.samples, 95))} ms`);
+        Bun.gc(true);
+        const concurrent = await load(search, nextQueries(opts.requests), opts.concurrency, opts.maxRowSeconds);
+        progress(
+          `${mode} ${sizeLabel(size)} c=${opts.concurrency}: n=${concurrent.requests} ${(concurrent.requests / (concurrent.wallMillis / 1000)).toFixed(1)} req/s, errors ${concurrent.samples.length === concurrent.requests ? 0 : concurrent.requests - concurrent.samples.length}`,
+        );
+
+        const { results: recall, cappedAt: recallCappedAt } = await measureRecall(deps, users, nextQueries(opts.recallQueries), opts.maxRecallSeconds, `${mode}-${sizeLabel(size)}`);
+        progress(`${mode} ${sizeLabel(size)} recall@${RECALL_K}: ${[...recall].map(([target, r]) => `${target} ${r.recall.toFixed(3)}`).join(", ")}`);
+        rows.push({
+          mode,
+          size,
+          single,
+          concurrent,
+          recall,
+          ...(recallCappedAt ? { recallCappedAt } : {}),
+          location: dataset.location,
+          seeded: dataset.seeded,
+          seededBefore: dataset.seededBefore,
+          openMillis,
+        });
+      } finally {
+        await app.stop();
+        await dataset.close();
+      }
+    }
+  }
+  await embedder.close();
+  if (opts.seedOnly) return progress(`seeded or found seeded: ${opts.modes.join(", ")} × ${opts.sizes.map(sizeLabel).join(", ")}`);
+  report({ opts, rows, engines, embedderAlone, profileVectors, playbookVectors, loadAtStart, totalMillis: performance.now() - startedAt, modelId: embedder.modelId });
+}
+
+/**
+ * `queries.length` requests (at most) from `concurrency` clients, each sending its next request when
+ * the previous answered; no request starts after `maxSeconds`. Latency samples of the answered ones
+ * (status 200); other statuses are counted.
+ */
+async function load(
+  search: (query: string) => Promise<{ elapsed: number; status: number; counts: [number, number, number] }>,
+  queries: string[],
+  concurrency: number,
+  maxSeconds: number,
+): Promise<LoadResult> {
+  const samples: number[] = [];
+  const errors = new Map<number, number>();
+  const totals: [number, number, number] = [0, 0, 0];
+  let next = 0;
+  let cappedAt: number | undefined;
+  const started = performance.now();
+  const client = async () => {
+    while (next < queries.length) {
+      if (performance.now() - started > maxSeconds * 1000) {
+        cappedAt = maxSeconds;
+        return;
+      }
+      const r = await search(queries[next++]!);
+      if (r.status !== 200) {
+        errors.set(r.status, (errors.get(r.status) ?? 0) + 1);
+        continue;
+      }
+      samples.push(r.elapsed);
+      for (let i = 0; i < 3; i++) totals[i]! += r.counts[i]!;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  const wallMillis = performance.now() - started;
+  const answered = Math.max(samples.length, 1);
+  return {
+    samples,
+    requests: next,
+    errors,
+    wallMillis,
+    ...(cappedAt ? { cappedAt } : {}),
+    results: totals.map((total) => total / answered) as [number, number, number],
+  };
+}
+
+/** One vector-arm search of a recall target through core, as /api/search's searches run it, ids best first. */
+function vectorArm(deps: CoreDeps, target: RecallTarget, query: string, userId: string): Promise<(string | number)[]> {
+  const common = { query, top_k: RECALL_K, search_mode: "vector" as const };
+  switch (target) {
+    case "profiles (user)":
+      return searchProfiles(deps, LOCAL_SCOPE, SearchProfilesRequest.parse({ ...common, user_id: userId })).then((rows) => rows.map((r) => r.profile_id));
+    case "user playbooks (user)":
+      return searchUserPlaybooks(deps, LOCAL_SCOPE, SearchUserPlaybooksRequest.parse({ ...common, user_id: userId })).then((rows) => rows.map((r) => r.user_playbook_id));
+    case "user playbooks (project)":
+      return searchUserPlaybooks(deps, LOCAL_SCOPE, SearchUserPlaybooksRequest.parse(common)).then((rows) => rows.map((r) => r.user_playbook_id));
+    case "agent playbooks (project)":
+      return searchAgentPlaybooks(deps, LOCAL_SCOPE, SearchAgentPlaybooksRequest.parse(common)).then((rows) => rows.map((r) => r.agent_playbook_id));
+  }
+}
+
+/** The planner setting that makes the same statement an exact scan: no index scan, so no HNSW (a bitmap scan of a btree stays exact). */
+const EXACT = "enable_indexscan = off";
+
+/** `work` with deps whose database is one transaction with `settings` set in it (SET LOCAL). */
+function inTransaction<T>(deps: CoreDeps, settings: readonly string[], work: (deps: CoreDeps) => Promise<T>): Promise<T> {
+  return deps.db.transaction(async (tx: Sql) => {
+    for (const setting of settings) await tx.query(`SET LOCAL ${setting}`);
+    const db: Database = { kind: deps.db.kind, query: tx.query, exec: tx.exec, transaction: (inner) => inner(tx), close: async () => {} };
+    return work({ ...deps, db });
+  });
+}
+
+/**
+ * recall@10 of the vector arm per target: the ids of the production path (HNSW with the drivers'
+ * hnsw.iterative_scan relaxed_order) against the same statement run with the index disabled (the
+ * exact top 10 under the same filters and similarity threshold). Queries are embedded first, so
+ * only the searches are timed. Also EXPLAINs the first query of each target both ways.
+ */
+async function measureRecall(deps: CoreDeps, users: string[], queries: string[], maxSeconds: number, label: string) {
+  for (const query of queries) await deps.embedder.embedQuery(query);
+  const random = prng(0x7ec0);
+  const picks = queries.map((query) => ({ query, user: users[Math.floor(random() * users.length)]! }));
+  const sums = new Map(RECALL_TARGETS.map((target) => [target, { hits: 0, exact: 0, short: 0, queries: 0, approxMillis: [] as number[], exactMillis: [] as number[] }]));
+  const started = performance.now();
+  let cappedAt: number | undefined;
+  for (const { query, user } of picks) {
+    if (performance.now() - started > maxSeconds * 1000) {
+      cappedAt = maxSeconds;
+      break;
+    }
+    for (const target of RECALL_TARGETS) {
+      const sum = sums.get(target)!;
+      let t = performance.now();
+      const approx = await vectorArm(deps, target, query, user);
+      sum.approxMillis.push(performance.now() - t);
+      t = performance.now();
+      const exact = await inTransaction(deps, [EXACT], (exactDeps) => vectorArm(exactDeps, target, query, user));
+      sum.exactMillis.push(performance.now() - t);
+      const found = new Set(approx);
+      sum.hits += exact.filter((id) => found.has(id)).length;
+      sum.exact += exact.length;
+      if (approx.length < exact.length) sum.short++;
+      sum.queries++;
+    }
+  }
+  const results = new Map<RecallTarget, RecallResult>();
+  for (const target of RECALL_TARGETS) {
+    const sum = sums.get(target)!;
+    const first = picks[0]!;
+    const scans = async (settings: string[], name: string) => {
+      const captured = await captureRankedQuery(deps, (recording) => vectorArm(recording, target, first.query, first.user));
+      const summary = await explainSearch(deps.db, captured, "relaxed_order", settings);
+      writePlan(`${CACHE_DIR}/explain`, `unified-${label}-${target.replace(/[^a-z]+/g, "-").replace(/-$/, "")}-${name}`, captured, summary);
+      const arm: ArmSummary | undefined = summary.vectorArm;
+      return arm ? arm.scans.join(" + ") || "(no scan)" : "–";
+    };
+    results.set(target, {
+      queries: sum.queries,
+      recall: sum.exact === 0 ? Number.NaN : sum.hits / sum.exact,
+      exactSize: sum.queries === 0 ? Number.NaN : sum.exact / sum.queries,
+      short: sum.short,
+      approxMillis: sum.approxMillis,
+      exactMillis: sum.exactMillis,
+      approxScans: await scans([], "approx"),
+      exactScans: await scans([EXACT], "exact"),
+    });
+  }
+  return { results, ...(cappedAt ? { cappedAt } : {}) };
+}
+
+/** embedQuery alone on texts it has not seen (cache misses), for context. */
+async function measureEmbedder(embedder: Embedder, fresh: string[]) {
+  const miss: number[] = [];
+  for (const text of fresh) {
+    const t = performance.now();
+    await embedder.embedQuery(text);
+    miss.push(performance.now() - t);
+  }
+  return miss.slice(10);
+}
+
+function report(input: {
+  opts: ReturnType<typeof options>;
+  rows: Row[];
+  engines: Map<StorageMode, string>;
+  embedderAlone: number[];
+  profileVectors: Awaited<ReturnType<typeof cachedEmbeddings>>;
+  playbookVectors: Awaited<ReturnType<typeof cachedEmbeddings>>;
+  loadAtStart: string;
+  totalMillis: number;
+  modelId: string;
+}) {
+  const { opts, rows, engines, embedderAlone } = input;
+  const c = opts.concurrency;
+  const distinct = rows.length * (opts.warmup + opts.queries + opts.requests + opts.recallQueries) + 60;
+  const out: string[] = [];
+  out.push("## Unified search (POST /api/search over HTTP)", "");
+  for (const fact of hostFacts()) out.push(`- ${fact}`);
+  out.push(
+    `- embedded: PGlite ${packageVersion("@electric-sql/pglite", `${ROOT}/packages/db`)} in process, data directory on disk: ${engines.get("embedded") ?? "not run"}`,
+    `- full: ${engines.get("full") ?? "not run"}; pool of ${opts.pool} connections`,
+    `- embedder: local ${input.modelId}; embedQuery alone on a new text p50 ${ms(percentile(embedderAlone, 50))} ms / p95 ${ms(percentile(embedderAlone, 95))} ms (n=${embedderAlone.length})`,
+    `- load average (1/5/15 min) at start ${input.loadAtStart}, at end ${loadAverage()}; other processes on the machine add noise`,
+    "",
+    `Method: the real app (buildApp) served by \`app.listen\` on 127.0.0.1 at a random port, in the same process as the clients (they share its event loop and the machine's ${availableParallelism()} cores); ` +
+      `each request is \`fetch\` POST /api/search with { query, user_id, top_k: ${TOP_K}, search_mode: "hybrid" } and the default entity_types (profiles, user playbooks, agent playbooks), ` +
+      `each to another user. Query embedding included: every query text of the run is distinct (about ${distinct} in all, half questions about the user, half situations an agent asks guidance for), ` +
+      "so the embedder's query cache never hits (no text repeats; a repeat would be a cache hit and skip the model). Latency = fetch until the JSON body is read, of requests answered 200; " +
+      "percentiles by nearest rank.",
+    "",
+    "Columns:",
+    `- c=1 p50/p95: one client, ${opts.warmup} warm-up requests, then up to ${opts.queries} (capped at ${opts.maxRowSeconds} s).`,
+    `- c=${c} req/s: ${c} clients each sending its next request when the previous answered, up to ${opts.requests} requests in all and none started after ${opts.maxRowSeconds} s; answered requests / wall time. p50 at c=${c} is latency under that load.`,
+    `- recall@${RECALL_K}: for ${opts.recallQueries} other queries (and a random user each), the vector arm's top ${RECALL_K} through core's search functions (search_mode "vector", the filters and similarity threshold /api/search uses) ` +
+      `against the same statement with \`SET LOCAL ${EXACT}\` (an exact scan); Σ|found ∩ exact| / Σ|exact|. (user) = one user's rows (~${opts.perUser}), as /api/search searches with user_id; (project) = the whole project, as without user_id (user playbooks) or always (agent playbooks).`,
+    "",
+  );
+  const recallCell = (r: Row, target: RecallTarget) => {
+    const x = r.recall.get(target);
+    return x ? x.recall.toFixed(3) : "–";
+  };
+  out.push(
+    markdownTable(
+      [
+        "mode",
+        "learnings/type",
+        "c=1 n",
+        "c=1 p50 ms",
+        "c=1 p95 ms",
+        `c=${c} n`,
+        `c=${c} req/s`,
+        `c=${c} p50 ms`,
+        `c=${c} errors`,
+        ...RECALL_TARGETS.map((target) => `recall@${RECALL_K} ${target}`),
+        "results/request (p / up / ap)",
+      ],
+      rows.map((r) => [
+        r.mode,
+        sizeLabel(r.size),
+        `${r.single.requests}${r.single.cappedAt ? ` (capped at ${r.single.cappedAt} s)` : ""}`,
+        ms(percentile(r.single.samples, 50)),
+        ms(percentile(r.single.samples, 95)),
+        `${r.concurrent.requests}${r.concurrent.cappedAt ? ` (capped at ${r.concurrent.cappedAt} s)` : ""}`,
+        (r.concurrent.samples.length / (r.concurrent.wallMillis / 1000)).toFixed(1),
+        ms(percentile(r.concurrent.samples, 50)),
+        r.concurrent.errors.size === 0 && r.single.errors.size === 0
+          ? "0"
+          : [...r.single.errors, ...r.concurrent.errors].map(([status, n]) => `${n}×${status}`).join(", "),
+        ...RECALL_TARGETS.map((target) => recallCell(r, target)),
+        r.single.results.map((n) => n.toFixed(1)).join(" / "),
+      ]),
+    ),
+    "",
+  );
+
+  out.push(`### Vector arm: plans and the exact reference (recall@${RECALL_K} queries)`, "");
+  out.push(
+    `Per target: queries compared; mean size of the exact top ${RECALL_K} (smaller when fewer rows pass the filters and the similarity threshold); queries whose HNSW list came back shorter; ` +
+      "time of one vector-arm search through core (production path / exact); the vector arm's scans in EXPLAIN ANALYZE of the first query (production settings / with the index disabled).",
+    "",
+  );
+  out.push(
+    markdownTable(
+      ["mode", "learnings/type", "target", "queries", `exact top ${RECALL_K} size`, "short lists", `recall@${RECALL_K}`, "p50 ms production / exact", "scans production", "scans exact"],
+      rows.flatMap((r) =>
+        RECALL_TARGETS.flatMap((target) => {
+          const x = r.recall.get(target);
+          if (!x) return [];
+          return [[
+            r.mode,
+            sizeLabel(r.size),
+            target,
+            `${x.queries}${r.recallCappedAt ? ` (capped at ${r.recallCappedAt} s)` : ""}`,
+            x.exactSize.toFixed(1),
+            String(x.short),
+            x.recall.toFixed(3),
+            `${ms(percentile(x.approxMillis, 50))} / ${ms(percentile(x.exactMillis, 50))}`,
+            x.approxScans,
+            x.exactScans,
+          ]];
+        }),
+      ),
+    ),
+    "",
+    `Plans: ${CACHE_DIR.replace(`${ROOT}/`, "")}/explain/unified-<mode>-<size>-<target>-<approx|exact>.txt`,
+    "",
+  );
+
+  out.push("### Seeding (not measured above)", "");
+  const vectorsLine = (name: string, v: Awaited<ReturnType<typeof cachedEmbeddings>>) =>
+    `${name}: ${v.texts.length} texts; ${v.embedded === 0 ? `all read from ${v.path.replace(`${ROOT}/`, "")} (embedded by earlier runs in ${seconds(v.totalEmbedMillis)} in all)` : `${v.embedded} embedded this run in ${seconds(v.embedMillis)}, the rest read from ${v.path.replace(`${ROOT}/`, "")}`}`;
+  out.push(
+    `- ${vectorsLine(`profile vectors (generator ${GENERATOR_VERSION})`, input.profileVectors)}`,
+    `- ${vectorsLine(`playbook vectors (generator ${PLAYBOOK_GENERATOR_VERSION})`, input.playbookVectors)}`,
+    `- layout: per size N, N profiles and N user playbooks over N/${opts.perUser} users (${opts.perUser} each; profiles CURRENT; user playbooks 90% CURRENT, 5% PENDING, 5% ARCHIVED), ` +
+      "N agent playbooks (the playbook texts in another order; 30% APPROVED, 60% PENDING, 10% REJECTED; 10% ARCHIVED; no source links). A playbook's generated text is its content (trigger and rationale empty), so its vector is the one the service computes. " +
+      "Bulk load per table: HNSW and GIN indexes dropped, 2000 rows per INSERT … SELECT unnest(…), both rebuilt with maintenance_work_mem 1GB, then VACUUM ANALYZE.",
+    "",
+  );
+  out.push(
+    markdownTable(
+      ["mode", "learnings/type", "database", "seeded", ...LEARNING_TABLES.map((t) => `${t} insert / HNSW / GIN`), "VACUUM ANALYZE", "total"],
+      rows.map((r) => {
+        const t = r.seeded ?? r.seededBefore;
+        return [
+          r.mode,
+          sizeLabel(r.size),
+          r.location.replace(`${ROOT}/`, ""),
+          r.seeded ? "this run" : `earlier run (opened in ${seconds(r.openMillis)})`,
+          ...LEARNING_TABLES.map((table) => (t ? `${seconds(t.tables[table].insertMillis)} / ${seconds(t.tables[table].hnswMillis)} / ${seconds(t.tables[table].ginMillis)}` : "?")),
+          t ? seconds(t.vacuumMillis) : "?",
+          t ? seconds(t.totalMillis) : "?",
+        ];
+      }),
+    ),
+    "",
+  );
+  out.push(`Total run time ${seconds(input.totalMillis)}; mean c=1 latency over all rows ${ms(mean(rows.flatMap((r) => r.single.samples)))} ms.`);
+  process.stdout.write(`${out.join("\n")}\n`);
+}
+
+await main();
