@@ -4,33 +4,20 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { after, before, test } from "node:test";
-import { createEmbedder, type Embedder } from "@als/ai";
 import { addUserPlaybooks, getAggregationOperation, startAggregationOperation, systemClock, type CoreDeps } from "@als/core";
 import { NewUserPlaybook } from "@als/contract";
-import { agentPlaybooks, openDatabase, type Database, type Scope } from "@als/db";
+import { agentPlaybooks, type Scope } from "@als/db";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
-import { Client, Connection } from "@temporalio/client";
-import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
-import { startFakeLlmServer, type FakeLlmReply, type FakeLlmRequest } from "../../../test/support/llm-server.ts";
-import { MODEL_DIR, requiredEnv, spawnWorker, stopWorker } from "./worker-process.ts";
+import type { FakeLlmReply } from "../../../test/support/llm-server.ts";
+import { openFullModeEnvironment, spawnWorker, stopWorker } from "./worker-process.ts";
 
-let database: Awaited<ReturnType<typeof createFreshDatabase>>;
-let db: Database;
-let embedder: Embedder;
-let connection: Connection;
-let client: Client;
-let llm: Awaited<ReturnType<typeof startFakeLlmServer>>;
+let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
 /** While set, aggregation calls hang until it resolves: an operation caught in the middle. */
 let gate: Promise<void> | undefined;
 const taskQueue = `aggregation-test-${randomUUID()}`;
 
 before(async () => {
-  database = await createFreshDatabase(requiredEnv("TEST_DATABASE_URL"));
-  db = await openDatabase({ kind: "postgres", url: database.url });
-  embedder = await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
-  connection = await Connection.connect({ address: requiredEnv("TEMPORAL_ADDRESS") });
-  client = new Client({ connection });
-  llm = await startFakeLlmServer(async (_request: FakeLlmRequest): Promise<FakeLlmReply> => {
+  env = await openFullModeEnvironment(async (): Promise<FakeLlmReply> => {
     if (gate) await gate;
     return {
       json: {
@@ -45,16 +32,11 @@ before(async () => {
   });
 });
 
-after(async () => {
-  await llm?.close();
-  await connection?.close();
-  await embedder?.close();
-  await db?.close();
-  await database?.drop();
-});
+after(() => env?.close());
 
 test("an operation whose worker is killed mid-run completes exactly once on the next worker", { timeout: 240_000 }, async () => {
   const scope: Scope = { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" };
+  const { db, embedder, client, llm, database } = env;
   const deps: CoreDeps = { db, embedder, now: systemClock, scheduleAggregation: (s, id) => startAggregationOperationWorkflow(client, taskQueue, s, id) };
   await addUserPlaybooks(
     deps,

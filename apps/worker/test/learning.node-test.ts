@@ -4,57 +4,38 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { after, before, test } from "node:test";
-import { createEmbedder, type Embedder } from "@als/ai";
 import { learningStatusOf, publishInteractions, systemClock, type CoreDeps } from "@als/core";
-import { learning, openDatabase, profiles, userPlaybooks, type Database, type Scope } from "@als/db";
+import { learning, profiles, userPlaybooks, type Scope } from "@als/db";
 import { PublishInteractionRequest } from "@als/contract";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
-import { Client, Connection } from "@temporalio/client";
-import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
+import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { scriptedReply } from "../../../test/support/scripted-llm.ts";
-import { startFakeLlmServer, type FakeLlmRequest, type FakeLlmReply } from "../../../test/support/llm-server.ts";
-import { MODEL_DIR, requiredEnv, spawnWorker as spawnWorkerProcess, stopWorker } from "./worker-process.ts";
+import { openFullModeEnvironment, spawnWorker as spawnWorkerProcess, stopWorker } from "./worker-process.ts";
 
-let database: Awaited<ReturnType<typeof createFreshDatabase>>;
-let db: Database;
-let embedder: Embedder;
-let connection: Connection;
-let client: Client;
-let llm: Awaited<ReturnType<typeof startFakeLlmServer>>;
+let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
 /** While set, profile extraction requests hang until it resolves: a window caught in the middle. */
 let gate: Promise<void> | undefined;
 const taskQueue = `learning-test-${randomUUID()}`;
-const spawnWorker = () => spawnWorkerProcess({ databaseUrl: database.url, taskQueue, llmBaseUrl: llm.baseUrl });
+const spawnWorker = () => spawnWorkerProcess({ databaseUrl: env.database.url, taskQueue, llmBaseUrl: env.llm.baseUrl });
 
 before(async () => {
-  database = await createFreshDatabase(requiredEnv("TEST_DATABASE_URL"));
-  db = await openDatabase({ kind: "postgres", url: database.url });
-  embedder = await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
-  connection = await Connection.connect({ address: requiredEnv("TEMPORAL_ADDRESS") });
-  client = new Client({ connection });
-  llm = await startFakeLlmServer(async (request: FakeLlmRequest): Promise<FakeLlmReply> => {
+  env = await openFullModeEnvironment(async (request: FakeLlmRequest): Promise<FakeLlmReply> => {
     if (gate && request.schemaName === "profile_extraction") await gate;
     return scriptedReply(request);
   });
 });
 
-after(async () => {
-  await llm?.close();
-  await connection?.close();
-  await embedder?.close();
-  await db?.close();
-  await database?.drop();
-});
+after(() => env?.close());
 
 /** Publishes as the API does in full mode: commit, then signal-with-start the user's workflow. */
 async function publish(scope: Scope, body: object): Promise<string> {
-  const deps: CoreDeps = { db, embedder, now: systemClock, scheduleLearning: (s, userId) => signalLearnUser(client, taskQueue, s, userId) };
+  const deps: CoreDeps = { db: env.db, embedder: env.embedder, now: systemClock, scheduleLearning: (s, userId) => signalLearnUser(env.client, taskQueue, s, userId) };
   const published = await publishInteractions(deps, scope, PublishInteractionRequest.parse(body));
   return published.request.request_id;
 }
 
 async function waitUntilDone(scope: Scope, requestId: string, timeoutMs: number): Promise<void> {
-  const deps: CoreDeps = { db, embedder, now: systemClock };
+  const deps: CoreDeps = { db: env.db, embedder: env.embedder, now: systemClock };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { status, reason } = await learningStatusOf(deps, scope, requestId);
@@ -76,16 +57,16 @@ test("a publish starts the user's learning workflow, and the same conversation a
   try {
     const first = await publish(scope, { user_id: "ana", session_id: "s", force_extraction: true, interaction_data_list: conversation });
     await waitUntilDone(scope, first, 120_000);
-    const learned = await profiles.listProfiles(db, scope, { userId: "ana" }, 100);
+    const learned = await profiles.listProfiles(env.db, scope, { userId: "ana" }, 100);
     assert.deepEqual(learned.map((p) => p.content).sort(), ["Is vegan", "Owns a golden retriever named Biscuit"]);
-    assert.equal((await userPlaybooks.listUserPlaybooks(db, scope, { userId: "ana" }, 100)).length, 1);
+    assert.equal((await userPlaybooks.listUserPlaybooks(env.db, scope, { userId: "ana" }, 100)).length, 1);
 
     const again = await publish(scope, { user_id: "ana", session_id: "s2", force_extraction: true, interaction_data_list: conversation });
     await waitUntilDone(scope, again, 60_000);
-    assert.equal((await profiles.listProfiles(db, scope, { userId: "ana" }, 100)).length, 2);
-    assert.equal((await userPlaybooks.listUserPlaybooks(db, scope, { userId: "ana" }, 100)).length, 1);
+    assert.equal((await profiles.listProfiles(env.db, scope, { userId: "ana" }, 100)).length, 2);
+    assert.equal((await userPlaybooks.listUserPlaybooks(env.db, scope, { userId: "ana" }, 100)).length, 1);
 
-    const description = await client.workflow.getHandle(`learn:${scope.orgId}:${scope.projectId}:ana`).describe();
+    const description = await env.client.workflow.getHandle(`learn:${scope.orgId}:${scope.projectId}:ana`).describe();
     assert.equal(description.type, "learnUserWorkflow");
   } finally {
     await stopWorker(worker, "SIGTERM");
@@ -100,7 +81,7 @@ test("a window interrupted by killing its worker is completed exactly once by th
   });
   const first = spawnWorker();
   const requestId = await publish(scope, { user_id: "bo", session_id: "s", force_extraction: true, interaction_data_list: [{ content: "I am vegan" }] });
-  const extractions = () => llm.requests.filter((r) => r.schemaName === "profile_extraction" && r.user.includes("I am vegan")).length;
+  const extractions = () => env.llm.requests.filter((r) => r.schemaName === "profile_extraction" && r.user.includes("I am vegan")).length;
   while (extractions() === 0) await delay(100);
   await stopWorker(first, "SIGKILL");
   gate = undefined;
@@ -109,9 +90,9 @@ test("a window interrupted by killing its worker is completed exactly once by th
   const second = spawnWorker();
   try {
     await waitUntilDone(scope, requestId, 180_000);
-    assert.deepEqual((await profiles.listProfiles(db, scope, { userId: "bo" }, 100)).map((p) => p.content), ["Is vegan"]);
+    assert.deepEqual((await profiles.listProfiles(env.db, scope, { userId: "bo" }, 100)).map((p) => p.content), ["Is vegan"]);
     assert.ok(extractions() >= 2, "the window was extracted again after the kill");
-    const usage = await learning.llmUsageOfRequest(db, scope, requestId);
+    const usage = await learning.llmUsageOfRequest(env.db, scope, requestId);
     assert.deepEqual(usage.map((u) => u.stage).sort(), ["playbook_extraction", "profile_extraction"], "the window's output was committed once");
   } finally {
     await stopWorker(second, "SIGTERM");

@@ -1,5 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { createEmbedder } from "@als/ai";
+import { openDatabase } from "@als/db";
+import { Client, Connection } from "@temporalio/client";
+import { startFakeLlmServer, type FakeLlmHandler } from "../../../test/support/llm-server.ts";
+import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const MODEL_DIR = `${ROOT}.cache/models/all-MiniLM-L6-v2-int8`;
@@ -33,4 +38,31 @@ export async function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): 
   const exited = new Promise((resolve) => worker.once("exit", resolve));
   worker.kill(signal);
   await exited;
+}
+
+/**
+ * What a full-mode worker test runs against: a fresh PostgreSQL database, the real embedding model,
+ * a client of the Temporal dev server, and a deterministic LLM server answering with `llmHandler`.
+ */
+export async function openFullModeEnvironment(llmHandler: FakeLlmHandler) {
+  const database = await createFreshDatabase(requiredEnv("TEST_DATABASE_URL"));
+  const db = await openDatabase({ kind: "postgres", url: database.url });
+  const embedder = await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
+  const connection = await Connection.connect({ address: requiredEnv("TEMPORAL_ADDRESS") });
+  const client = new Client({ connection });
+  const llm = await startFakeLlmServer(llmHandler);
+  return {
+    database,
+    db,
+    embedder,
+    client,
+    llm,
+    async close() {
+      await llm.close();
+      await connection.close();
+      await embedder.close();
+      await db.close();
+      await database.drop();
+    },
+  };
 }
