@@ -40,7 +40,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
   const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
   deps.scheduleLearning = (scope, userId) => reconciler.wakeUser(scope, userId);
   deps.scheduleAggregation = () => reconciler.poke();
-  const app = buildApp({ deps, log: createLogger("error"), mode: testMode });
+  const app = buildApp({ deps, log: createLogger("error"), mode: testMode, strictResponses: true });
 
   /** Waits for the reconciler to finish what is due; fails when one of its passes failed. */
   async function learningIdle(): Promise<void> {

@@ -5,30 +5,37 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import type { RequestContext } from "./context.ts";
 import { withBackstop } from "./http/backstop.ts";
-import { errorResponse, toAppError } from "./http/error-response.ts";
+import { errorResponse, translateError } from "./http/error-response.ts";
+import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
 import { readJsonBody, readQuery, withQueryFields } from "./http/read-input.ts";
+import { toResponseBody } from "./http/response-body.ts";
 import { parseInput } from "./http/validation.ts";
+import type { Route } from "./implement.ts";
 import type { Logger } from "./logger.ts";
 import { buildOpenApi, DOCS_PAGE } from "./openapi.ts";
-import type { Operation } from "./operation.ts";
-import { operations } from "./routes/index.ts";
+import { routeList } from "./routes/index.ts";
 import { buildTrpcRouter } from "./trpc.ts";
 
 export interface AppOptions {
   deps: CoreDeps;
   log: Logger;
   mode: "embedded" | "full";
-  /** The server backstop: no request runs longer than this unless its operation says otherwise. */
+  /** The server backstop: no request runs longer than this unless its endpoint says otherwise. */
   backstopMs?: number;
+  /** The largest request body accepted (413 beyond it). */
+  maxBodyBytes?: number;
+  /** Fail a response carrying a field its declaration does not name (tests), instead of stripping it. */
+  strictResponses?: boolean;
 }
 
-/** The backstop of an app built without settings (tests, benchmarks), as SERVICE_BACKSTOP_TIMEOUT_MS's default. */
+/** The defaults of an app built without settings (tests, benchmarks), as the settings' own defaults. */
 const DEFAULT_BACKSTOP_MS = 60_000;
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const CORRELATION_HEADER = "x-correlation-id";
 
 /** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs. */
-export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS }: AppOptions) {
+export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, strictResponses = false }: AppOptions) {
   const contextFor = (request: Request): RequestContext => ({
     deps,
     // Every request is served as the local organisation's `default` project until API keys arrive.
@@ -37,22 +44,30 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS }: 
     log,
   });
 
-  const serve = async (operation: Operation, request: Request, pathParams: Record<string, string>): Promise<Response> => {
+  /** Runs a route on parsed input within its time budget and returns the declared body. */
+  const run = async (route: Route, ctx: RequestContext, input: unknown) => {
+    const output = await withBackstop(route.handle(ctx, input), route.endpoint.timeoutMs ?? backstopMs, ctx.correlationId);
+    return toResponseBody(route.endpoint, output, strictResponses);
+  };
+
+  const serve = async (route: Route, request: Request, pathParams: Record<string, string>): Promise<Response> => {
     const ctx = contextFor(request);
+    const { endpoint } = route;
     try {
+      const url = new URL(request.url);
       const input =
-        operation.method === "GET"
-          ? parseInput(operation.input, { ...readQuery(new URL(request.url)), ...pathParams }, "query")
-          : parseInput(operation.input, withQueryFields(operation, request, await readJsonBody(request)), "body");
-      const output = await withBackstop(operation.handle(ctx, input), operation.backstopMs ?? backstopMs, ctx.correlationId);
-      return Response.json(output, { status: operation.successStatus ?? 200 });
+        endpoint.method === "GET"
+          ? parseInput(endpoint.input, { ...readQuery(url), ...pathParams }, "query")
+          : parseInput(endpoint.input, withPathParams(withQueryFields(endpoint, url, await readJsonBody(request, maxBodyBytes)), pathParams), "body");
+      return Response.json(await run(route, ctx, input), { status: endpoint.successStatus ?? 200 });
     } catch (error) {
-      return errorResponse(toAppError(error, ctx.correlationId, log));
+      return errorResponse(translateError(error, ctx.correlationId, log));
     }
   };
 
-  const trpcRouter = buildTrpcRouter(operations, log, backstopMs);
-  const openApi = buildOpenApi(operations, { title: "Agent learning service", version: "0.1.0" });
+  const trpcRouter = buildTrpcRouter(routeList, run, log);
+  const openApi = buildOpenApi(routeList.map((route) => route.endpoint), { title: "Agent learning service", version: "0.1.0" });
+  const allowedMethods = allowedMethodsIndex(routeList.map((route) => route.endpoint));
 
   const app = new Elysia()
     .get("/health", async () => {
@@ -65,19 +80,35 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS }: 
     })
     .get("/openapi.json", () => openApi)
     .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }))
-    .all("/trpc/*", ({ request }) =>
-      fetchRequestHandler({ endpoint: "/trpc", req: request, router: trpcRouter, createContext: () => contextFor(request) }),
-    )
-    .onError(({ code, request }) => {
-      if (code === "NOT_FOUND") {
-        const { pathname } = new URL(request.url);
-        return errorResponse(new AppError("not_found", `no endpoint ${request.method} ${pathname}`));
+    .all("/trpc/*", async ({ request }) => {
+      const ctx = contextFor(request);
+      let body: unknown;
+      try {
+        // Read here so tRPC calls get the same limits on size, media type and encoding as REST.
+        body = await readJsonBody(request, maxBodyBytes);
+      } catch (error) {
+        return errorResponse(translateError(error, ctx.correlationId, log));
       }
+      const req = new Request(request.url, { method: request.method, headers: request.headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+      return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => ctx, onError: ({ error }) => void error });
+    }, { parse: "none" })
+    .onError(({ code, request }) => {
+      if (code !== "NOT_FOUND") return;
+      const { pathname } = new URL(request.url);
+      const allow = allowedMethods(pathname);
+      if (allow) return errorResponse(new AppError("method_not_allowed", `${request.method} is not served at ${pathname}; use ${allow}`), { allow });
+      return errorResponse(new AppError("not_found", `no endpoint ${request.method} ${pathname}`));
     });
-  for (const operation of operations) {
-    app.route(operation.method, operation.path, ({ request, params }) => serve(operation, request, params as Record<string, string>), { parse: "none" });
+  for (const route of routeList) {
+    app.route(route.endpoint.method, route.endpoint.path, ({ request, params }) => serve(route, request, (params ?? {}) as Record<string, string>), { parse: "none" });
   }
   return app;
+}
+
+/** Path parameters (`/operations/:operation_id`) join a body's fields; the path wins. */
+function withPathParams(body: unknown, pathParams: Record<string, string>): unknown {
+  if (Object.keys(pathParams).length === 0) return body;
+  return { ...(typeof body === "object" && body !== null ? body : {}), ...pathParams };
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -1,42 +1,66 @@
+import { COMMON_ERRORS, ERROR_TABLE, NoInput, type Endpoint, type ErrorCode } from "@als/contract";
 import { z } from "zod";
-import type { Operation } from "./operation.ts";
-
-const ERROR_RESPONSES = {
-  "422": { description: "Invalid request: `detail` lists each problem with the field path (list indexes included)" },
-  "503": { description: "Storage or the embedding model is unavailable" },
-};
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output") {
   return z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" });
 }
 
-/** OpenAPI 3.1 of every operation, generated from the same zod schemas that validate requests. */
-export function buildOpenApi(operations: Operation[], info: { title: string; version: string }) {
+const ErrorBody = {
+  type: "object",
+  required: ["error", "detail"],
+  properties: {
+    error: { type: "string", description: "the stable error code", enum: Object.keys(ERROR_TABLE) },
+    detail: { description: "what is wrong: a message, or for 422 the list of problems, each with `loc` (the field path, list indexes included), `msg` and `type`" },
+    message: { type: "string", description: "422: every problem in one line" },
+    reason: { type: "string", description: "the contract's reason code where it names one (search_deadline, backstop_timeout, config_reset_incomplete, ...)" },
+    correlation_id: { type: "string" },
+    component: { type: "string", description: "503: the part that is unavailable (storage, embedding, llm, reranker)" },
+  },
+} as const;
+
+/** Every status an endpoint can answer besides its success, with the error codes behind each. */
+function errorStatuses(endpoint: Endpoint): Map<number, ErrorCode[]> {
+  const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(endpoint.errors ?? [])]);
+  if (endpoint.input !== NoInput) codes.add("validation_error");
+  if (endpoint.method !== "GET") for (const code of ["payload_too_large", "unsupported_media_type"] as const) codes.add(code);
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_TABLE[code].status, [...(byStatus.get(ERROR_TABLE[code].status) ?? []), code]);
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+/** OpenAPI 3.1 of every endpoint, generated from the same declarations and zod schemas that serve requests. */
+export function buildOpenApi(endpoints: Endpoint[], info: { title: string; version: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of operations) {
-    const input = jsonSchema(operation.input, "input") as { properties?: Record<string, unknown>; required?: string[] };
-    // Elysia's `:name` path parameters are OpenAPI's `{name}`.
-    const pathParams = [...operation.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
-    const request =
-      operation.method === "GET"
-        ? {
-            parameters: Object.entries(input.properties ?? {}).map(([name, schema]) => ({
-              name,
-              in: pathParams.includes(name) ? "path" : "query",
-              required: pathParams.includes(name) || (input.required?.includes(name) ?? false),
-              schema,
-            })),
-          }
-        : { requestBody: { required: true, content: { "application/json": { schema: input } } } };
-    const success = String(operation.successStatus ?? 200);
-    (paths[operation.path.replace(/:(\w+)/g, "{$1}")] ??= {})[operation.method.toLowerCase()] = {
-      operationId: operation.procedure,
-      summary: operation.summary,
-      tags: [operation.procedure.split(".")[0]],
-      ...request,
+  for (const endpoint of endpoints) {
+    const input = jsonSchema(endpoint.input, "input") as { properties?: Record<string, unknown>; required?: string[] };
+    // `:name` path parameters are OpenAPI's `{name}`.
+    const pathParams = [...endpoint.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
+    const parameters = Object.entries(input.properties ?? {})
+      .filter(([name]) => endpoint.method === "GET" || pathParams.includes(name) || endpoint.queryFields?.includes(name))
+      .map(([name, schema]) => ({
+        name,
+        in: pathParams.includes(name) ? "path" : "query",
+        required: pathParams.includes(name) || (endpoint.method === "GET" && (input.required?.includes(name) ?? false)),
+        schema,
+      }));
+    const requestBody =
+      endpoint.method === "GET" || endpoint.input === NoInput ? {} : { requestBody: { required: true, content: { "application/json": { schema: input } } } };
+    const success = String(endpoint.successStatus ?? 200);
+    const errors = Object.fromEntries(
+      [...errorStatuses(endpoint)].map(([status, codes]) => [
+        String(status),
+        { description: `error: ${codes.join(", ")}`, content: { "application/json": { schema: ErrorBody } } },
+      ]),
+    );
+    (paths[endpoint.path.replace(/:(\w+)/g, "{$1}")] ??= {})[endpoint.method.toLowerCase()] = {
+      operationId: endpoint.procedure,
+      summary: endpoint.summary,
+      tags: [endpoint.procedure.split(".")[0]],
+      ...(parameters.length > 0 && { parameters }),
+      ...requestBody,
       responses: {
-        [success]: { description: success === "202" ? "Accepted" : "OK", content: { "application/json": { schema: jsonSchema(operation.output, "output") } } },
-        ...ERROR_RESPONSES,
+        [success]: { description: success === "202" ? "Accepted" : "OK", content: { "application/json": { schema: jsonSchema(endpoint.output, "output") } } },
+        ...errors,
       },
     };
   }

@@ -1,17 +1,17 @@
 import { AppError, ERROR_TABLE, errorBody } from "@als/contract";
 import { initTRPC, TRPCError, type AnyTRPCProcedure } from "@trpc/server";
 import type { RequestContext } from "./context.ts";
-import { withBackstop } from "./http/backstop.ts";
-import { toAppError } from "./http/error-response.ts";
+import { translateError } from "./http/error-response.ts";
 import { parseInput } from "./http/validation.ts";
+import type { Route } from "./implement.ts";
 import type { Logger } from "./logger.ts";
-import type { Operation } from "./operation.ts";
 
 /**
- * The tRPC router for internal tools: the same operations as the REST routes, named
- * `resource.action`, with the same validation and the same error table.
+ * The tRPC router for internal tools: every route as the procedure its endpoint names
+ * (`resource.action`; a GET is a query, the rest mutations), with the same input rules, time
+ * budget, response allow-list and error table as REST. Its static type is `AppRouter` of @als/client.
  */
-export function buildTrpcRouter(operations: Operation[], log: Logger, backstopMs: number) {
+export function buildTrpcRouter(routes: Route[], run: (route: Route, ctx: RequestContext, input: unknown) => Promise<unknown>, log: Logger) {
   const t = initTRPC.context<RequestContext>().create({
     errorFormatter: ({ shape, error }) => ({
       ...shape,
@@ -21,18 +21,18 @@ export function buildTrpcRouter(operations: Operation[], log: Logger, backstopMs
   const withAppErrors = t.middleware(async ({ ctx, next }) => {
     const result = await next();
     if (result.ok) return result;
-    const appError = toAppError(result.error.cause ?? result.error, ctx.correlationId, log);
+    const appError = translateError(result.error.cause ?? result.error, ctx.correlationId, log);
     throw new TRPCError({ code: ERROR_TABLE[appError.code].trpc, message: appError.message, cause: appError });
   });
   const base = t.procedure.use(withAppErrors);
 
   const tree: Record<string, Record<string, AnyTRPCProcedure>> = {};
-  for (const operation of operations) {
-    const [resource, action] = operation.procedure.split(".") as [string, string];
-    const procedure = base
-      .input((raw: unknown) => parseInput(operation.input, raw, operation.method === "GET" ? "query" : "body"))
-      [operation.method === "GET" ? "query" : "mutation"](({ ctx, input }) => withBackstop(operation.handle(ctx, input), operation.backstopMs ?? backstopMs, ctx.correlationId));
-    (tree[resource] ??= {})[action] = procedure;
+  for (const route of routes) {
+    const { procedure, method, input } = route.endpoint;
+    const [resource, action] = procedure.split(".") as [string, string];
+    const withInput = base.input((raw: unknown) => parseInput(input, raw, method === "GET" ? "query" : "body"));
+    const handler = ({ ctx, input: parsed }: { ctx: RequestContext; input: unknown }) => run(route, ctx, parsed);
+    (tree[resource] ??= {})[action] = method === "GET" ? withInput.query(handler) : withInput.mutation(handler);
   }
   return t.router(tree);
 }

@@ -2,7 +2,7 @@ import { AppError, ERROR_TABLE, errorBody, type ErrorCode } from "@als/contract"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildApp } from "../src/app.ts";
 import { createLogger } from "../src/logger.ts";
-import { operations } from "../src/routes/index.ts";
+import { routeList } from "../src/routes/index.ts";
 import { sharedEmbedder } from "../../../test/support/embedder.ts";
 import { freshDatabase, testMode } from "../../../test/support/database.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -28,10 +28,10 @@ describe("service endpoints", () => {
   test("/openapi.json is OpenAPI 3.1 with every operation", async () => {
     const response = await svc.call("GET", "/openapi.json");
     expect(response.body.openapi).toBe("3.1.0");
-    for (const operation of operations) {
+    for (const { endpoint } of routeList) {
       // Elysia's `:name` path parameters are written `{name}` in OpenAPI.
-      const path = operation.path.replace(/:(\w+)/g, "{$1}");
-      expect(response.body.paths[path][operation.method.toLowerCase()].operationId).toBe(operation.procedure);
+      const path = endpoint.path.replace(/:(\w+)/g, "{$1}");
+      expect(response.body.paths[path][endpoint.method.toLowerCase()].operationId).toBe(endpoint.procedure);
     }
     const add = response.body.paths["/api/add_user_profile"].post.requestBody.content["application/json"].schema;
     expect(add.properties.user_profiles.items.required.sort()).toEqual(["content", "user_id"]);

@@ -4,4 +4,6 @@
  */
 export class EmbedderUnavailableError extends Error {
   override readonly name = "EmbedderUnavailableError";
+  /** The ERROR_TABLE code it answers as (see toAppError in @als/contract); the message names the model and what to do. */
+  readonly errorCode = "embedding_unavailable";
 }

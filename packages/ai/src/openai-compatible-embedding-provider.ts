@@ -25,6 +25,8 @@ const backoff: BackoffPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4_00
 /** A failed embeddings request; `transient` failures (429, 5xx, network, timeout) are retried. */
 class EmbeddingRequestError extends Error {
   override readonly name = "EmbeddingRequestError";
+  /** The ERROR_TABLE code it answers as (see toAppError in @als/contract). */
+  readonly errorCode = "embedding_unavailable";
   constructor(
     message: string,
     readonly transient: boolean,

@@ -4,4 +4,6 @@
  */
 export class RerankerUnavailableError extends Error {
   override readonly name = "RerankerUnavailableError";
+  /** The ERROR_TABLE code it answers as (see toAppError in @als/contract); the message says what to install. */
+  readonly errorCode = "reranker_unavailable";
 }

@@ -3,11 +3,12 @@
  * ERROR_TABLE maps each code to its HTTP status and tRPC code, and `errorBody` builds the JSON body.
  */
 export const ERROR_TABLE = {
-  bad_request: { status: 400, trpc: "BAD_REQUEST" },
-  unauthorized: { status: 401, trpc: "UNAUTHORIZED" },
   forbidden: { status: 403, trpc: "FORBIDDEN" },
   not_found: { status: 404, trpc: "NOT_FOUND" },
+  method_not_allowed: { status: 405, trpc: "METHOD_NOT_SUPPORTED" },
   conflict: { status: 409, trpc: "CONFLICT" },
+  payload_too_large: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
+  unsupported_media_type: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
   validation_error: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
   internal_error: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
   not_implemented: { status: 501, trpc: "NOT_IMPLEMENTED" },
@@ -15,10 +16,8 @@ export const ERROR_TABLE = {
   embedding_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   llm_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   reranker_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
-  capacity_deadline_exceeded: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   search_deadline: { status: 504, trpc: "TIMEOUT" },
   backstop_timeout: { status: 504, trpc: "TIMEOUT" },
-  admission_timeout: { status: 504, trpc: "TIMEOUT" },
 } as const satisfies Record<string, { status: number; trpc: string }>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
@@ -70,4 +69,35 @@ export function errorBody(error: AppError): Record<string, unknown> {
   const { issues, ...extra } = error.details as { issues?: FieldIssue[] };
   if (issues) return { error: error.code, message: error.message, detail: issues };
   return { error: error.code, detail: error.message, ...extra };
+}
+
+/**
+ * A failure of an infrastructure part (storage, the embedding model, the LLM provider, the reranker)
+ * that names the ERROR_TABLE code it answers as; the part's own message may hold internals (a
+ * connection string, a provider's reply), so the client gets PUBLIC_MESSAGES instead.
+ */
+interface InfrastructureError extends Error {
+  errorCode: ErrorCode;
+}
+
+const PUBLIC_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  storage_unavailable: "storage is unavailable",
+  embedding_unavailable: "the embedding model is unavailable",
+  llm_unavailable: "the LLM provider is unavailable",
+};
+
+const isInfrastructureError = (error: unknown): error is InfrastructureError =>
+  error instanceof Error && typeof (error as { errorCode?: unknown }).errorCode === "string" && (error as InfrastructureError).errorCode in ERROR_TABLE;
+
+/**
+ * The one translation of a thrown value into what the client sees, for REST and tRPC alike.
+ * `unexpected` is set when the value is not one of ours (a bug: log it, never echo it).
+ */
+export function toAppError(error: unknown, correlationId: string): { appError: AppError; unexpected?: unknown } {
+  if (error instanceof AppError) return { appError: error };
+  if (isInfrastructureError(error)) {
+    const message = PUBLIC_MESSAGES[error.errorCode] ?? error.message;
+    return { appError: new AppError(error.errorCode, message, { component: error.errorCode.replace(/_unavailable$/, ""), correlation_id: correlationId }) };
+  }
+  return { appError: new AppError("internal_error", "internal server error", { correlation_id: correlationId }), unexpected: error };
 }

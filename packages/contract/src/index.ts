@@ -9,3 +9,5 @@ export * from "./learning.ts";
 export * from "./generation.ts";
 export * from "./aggregation.ts";
 export * from "./review.ts";
+export * from "./endpoint.ts";
+export * from "./endpoints/index.ts";

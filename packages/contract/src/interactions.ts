@@ -1,4 +1,7 @@
 import { z } from "zod";
+
+/** The contract's longest wait for learning when a publisher asks to wait (admission included). */
+export const PUBLISH_WAIT_MS = 240_000;
 import { SearchMode, Source, UnixSeconds, UserId } from "./common.ts";
 
 export const ROLES = ["User", "Agent", "System"] as const;

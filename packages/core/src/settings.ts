@@ -35,6 +35,8 @@ const Environment = z.object({
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
   SERVICE_BACKSTOP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** The largest request body accepted; a larger one answers 413. */
+  SERVICE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
   /** Set → the vector arm of ranked searches asks this Qdrant server, kept in sync from PostgreSQL; unset → pgvector. */
   QDRANT_URL: optionalText,
   QDRANT_API_KEY: optionalText,
@@ -88,6 +90,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
     vectorIndex: e.QDRANT_URL ? { url: e.QDRANT_URL, ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }) } : undefined,
     logLevel: e.LOG_LEVEL,
     backstopMs: e.SERVICE_BACKSTOP_TIMEOUT_MS,
+    maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
     search: {
       deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,
       ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),

@@ -12,8 +12,10 @@ export interface Database extends Sql {
   close(): Promise<void>;
 }
 
-/** Raised when the storage engine cannot be reached; the server maps it to 503. */
+/** Raised when the storage engine cannot be reached; it answers 503 storage_unavailable. */
 export class StorageUnavailableError extends Error {
+  /** The ERROR_TABLE code it answers as (see toAppError in @als/contract). */
+  readonly errorCode = "storage_unavailable";
   constructor(cause: unknown) {
     super("storage is unavailable", { cause });
     this.name = "StorageUnavailableError";

@@ -1,8 +1,30 @@
 import { AppError } from "@als/contract";
 
-/** The JSON body of a request, or undefined when it has none. Malformed JSON is a 422. */
-export async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
+/** A JSON media type: `application/json`, or a `+json` suffix type such as `application/merge-patch+json`. */
+const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The JSON body of a request, or undefined when it has none. A body must be declared JSON (415
+ * otherwise: a `text/plain` POST is what another web page can send without a preflight), at most
+ * `maxBytes` long (413; the length is counted as the body streams in, not taken from the header),
+ * valid UTF-8 and valid JSON (422).
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const bytes = await readBytes(request, maxBytes);
+  if (bytes.length === 0) return undefined;
+  if (!JSON_MEDIA_TYPE.test(request.headers.get("content-type") ?? "")) {
+    throw new AppError("unsupported_media_type", "the body must be JSON: send Content-Type: application/json");
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw AppError.validation([{ loc: ["body"], msg: "body is not valid UTF-8", type: "utf8_invalid" }]);
+  }
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
@@ -10,6 +32,20 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     throw AppError.validation([{ loc: ["body"], msg: "body is not valid JSON", type: "json_invalid" }]);
   }
 }
+
+async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    length += chunk.length;
+    if (length > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, length);
+}
+
+const tooLarge = (maxBytes: number) => new AppError("payload_too_large", `the body is larger than ${maxBytes} bytes (SERVICE_MAX_BODY_BYTES)`);
 
 /** Query parameters as an object; a repeated key becomes a list. */
 export function readQuery(url: URL): Record<string, string | string[]> {
@@ -21,10 +57,10 @@ export function readQuery(url: URL): Record<string, string | string[]> {
   return query;
 }
 
-/** The body with the operation's query-string fields added (`?wait_for_response=true`); the body wins. */
-export function withQueryFields(operation: { queryFields?: string[] }, request: Request, body: unknown): unknown {
-  if (!operation.queryFields || typeof body !== "object" || body === null || Array.isArray(body)) return body;
-  const query = readQuery(new URL(request.url));
-  const fromQuery = Object.fromEntries(operation.queryFields.flatMap((field) => (query[field] === undefined ? [] : [[field, query[field]]])));
-  return { ...fromQuery, ...body };
+/** The body with the endpoint's query-string fields added (`?wait_for_response=true`); the body wins. */
+export function withQueryFields(endpoint: { queryFields?: readonly string[] }, url: URL, body: unknown): unknown {
+  if (!endpoint.queryFields || (body !== undefined && (typeof body !== "object" || body === null || Array.isArray(body)))) return body;
+  const query = readQuery(url);
+  const fromQuery = Object.fromEntries(endpoint.queryFields.flatMap((field) => (query[field] === undefined ? [] : [[field, query[field]]])));
+  return Object.keys(fromQuery).length === 0 ? body : { ...fromQuery, ...(body as object) };
 }

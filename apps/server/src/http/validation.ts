@@ -1,8 +1,11 @@
 import { AppError, type FieldIssue } from "@als/contract";
 import type { z } from "zod";
+import { omitNullOptionals } from "./omit-null-optionals.ts";
+
+type Location = "body" | "query";
 
 /** zod issues → the contract's 422 issue list, each naming the field path with list indexes. */
-export function toFieldIssues(error: z.ZodError, location: "body" | "query"): FieldIssue[] {
+export function toFieldIssues(error: z.ZodError, location: Location): FieldIssue[] {
   return error.issues.flatMap((issue): FieldIssue[] => {
     const loc: (string | number)[] = [location, ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
     if (issue.code === "unrecognized_keys") {
@@ -12,8 +15,35 @@ export function toFieldIssues(error: z.ZodError, location: "body" | "query"): Fi
   });
 }
 
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: "body" | "query"): z.output<S> {
-  const parsed = schema.safeParse(value);
+/**
+ * Validates what a caller sent against an endpoint's input schema: text the database cannot store
+ * faithfully is refused (never rewritten), `null` for an optional field means omitted, and every
+ * problem is a 422 naming its field.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location): z.output<S> {
+  const badText = findUnstorableText(value, [location]);
+  if (badText.length > 0) throw AppError.validation(badText);
+  const parsed = schema.safeParse(omitNullOptionals(schema, value));
   if (!parsed.success) throw AppError.validation(toFieldIssues(parsed.error, location));
   return parsed.data;
+}
+
+/**
+ * Strings (values and keys) holding U+0000, which PostgreSQL text cannot hold, or a lone UTF-16
+ * surrogate, which storage would silently turn into U+FFFD (two different ids would then collide).
+ */
+function findUnstorableText(value: unknown, loc: (string | number)[]): FieldIssue[] {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) return [{ loc, msg: "must not contain the NUL character (U+0000)", type: "string_nul" }];
+    if (!value.isWellFormed()) return [{ loc, msg: "must not contain a lone UTF-16 surrogate (invalid Unicode)", type: "string_unicode" }];
+    return [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => findUnstorableText(item, [...loc, index]));
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).flatMap(([key, item]) => [
+      ...findUnstorableText(key, [...loc, key]).map((issue) => ({ ...issue, msg: `field name ${issue.msg}` })),
+      ...findUnstorableText(item, [...loc, key]),
+    ]);
+  }
+  return [];
 }

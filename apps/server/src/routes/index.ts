@@ -1,12 +1,37 @@
-import type { Operation } from "../operation.ts";
-import { aggregationOperations } from "./aggregation/index.ts";
-import { configOperations } from "./config/index.ts";
-import { generationOperations } from "./generation/index.ts";
-import { interactionOperations } from "./interactions/index.ts";
-import { learningOperations } from "./learning/index.ts";
-import { playbookOperations } from "./playbooks/index.ts";
-import { profileOperations } from "./profiles/index.ts";
-import { searchOperations } from "./search/index.ts";
+import { adminRoutes } from "./admin/index.ts";
+import { agentPlaybooksRoutes } from "./agent-playbooks/index.ts";
+import { aggregationRoutes } from "./aggregation/index.ts";
+import { configRoutes } from "./config/index.ts";
+import { generationRoutes } from "./generation/index.ts";
+import { interactionsRoutes } from "./interactions/index.ts";
+import { learningRoutes } from "./learning/index.ts";
+import { playbooksRoutes } from "./playbooks/index.ts";
+import { profilesRoutes } from "./profiles/index.ts";
+import { requestsRoutes } from "./requests/index.ts";
+import { searchRoutes } from "./search/index.ts";
+import { serviceRoutes } from "./service/index.ts";
+import { userPlaybooksRoutes } from "./user-playbooks/index.ts";
+import { usersRoutes } from "./users/index.ts";
+import type { Endpoint, Endpoints } from "@als/contract";
+import type { Route } from "../implement.ts";
 
-/** Every operation of the contract this server serves, over REST and tRPC alike. */
-export const operations = [...profileOperations, ...playbookOperations, ...searchOperations, ...configOperations, ...interactionOperations, ...learningOperations, ...generationOperations, ...aggregationOperations] as Operation[];
+/** The implementation of every declared endpoint; the type makes a missing or mismatched one a compile error. */
+export const routes = {
+  generation: generationRoutes,
+  config: configRoutes,
+  service: serviceRoutes,
+  admin: adminRoutes,
+  profiles: profilesRoutes,
+  aggregation: aggregationRoutes,
+  search: searchRoutes,
+  agentPlaybooks: agentPlaybooksRoutes,
+  userPlaybooks: userPlaybooksRoutes,
+  playbooks: playbooksRoutes,
+  requests: requestsRoutes,
+  interactions: interactionsRoutes,
+  users: usersRoutes,
+  learning: learningRoutes,
+} satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
+
+/** Every route, for the REST server, the tRPC router and the OpenAPI document. */
+export const routeList: Route[] = Object.values(routes).flatMap((resource) => Object.values(resource) as Route[]);

@@ -54,9 +54,13 @@ export class LlmStallError extends Error {
 /** Retries ran out on transient failures (429 rate limit, 5xx, network, timeouts), or the provider rejected the request. */
 export class LlmUnavailableError extends Error {
   override readonly name = "LlmUnavailableError";
+  /** The ERROR_TABLE code it answers as (see toAppError in @als/contract). */
+  readonly errorCode = "llm_unavailable";
 }
 
 /** The model's reply never matched the schema. */
 export class LlmOutputError extends Error {
   override readonly name = "LlmOutputError";
+  /** The ERROR_TABLE code it answers as (see toAppError in @als/contract). */
+  readonly errorCode = "llm_unavailable";
 }

@@ -1,5 +1,5 @@
-import { getAggregationOperation } from "./get-aggregation-operation.ts";
-import { runPlaybookAggregation } from "./run-playbook-aggregation.ts";
-import { startAggregationOperation } from "./start-aggregation-operation.ts";
+import get from "./get.ts";
+import run from "./run.ts";
+import start from "./start.ts";
 
-export const aggregationOperations = [runPlaybookAggregation, startAggregationOperation, getAggregationOperation];
+export const aggregationRoutes = { run, get, start };

@@ -1,15 +1,8 @@
-import { manualPlaybookGeneration } from "./manual-playbook-generation.ts";
-import { manualProfileGeneration } from "./manual-profile-generation.ts";
-import { rerunPlaybookGeneration } from "./rerun-playbook-generation.ts";
-import { rerunProfileGeneration } from "./rerun-profile-generation.ts";
-import { upgradeAllProfiles } from "./upgrade-all-profiles.ts";
-import { upgradeAllUserPlaybooks } from "./upgrade-all-user-playbooks.ts";
+import manualPlaybooks from "./manual-playbook-generation.ts";
+import manualProfiles from "./manual-profile-generation.ts";
+import rerunPlaybooks from "./rerun-playbook-generation.ts";
+import rerunProfiles from "./rerun-profile-generation.ts";
+import upgradeProfiles from "./upgrade-all-profiles.ts";
+import upgradeUserPlaybooks from "./upgrade-all-user-playbooks.ts";
 
-export const generationOperations = [
-  rerunProfileGeneration,
-  rerunPlaybookGeneration,
-  manualProfileGeneration,
-  manualPlaybookGeneration,
-  upgradeAllProfiles,
-  upgradeAllUserPlaybooks,
-];
+export const generationRoutes = { rerunProfiles, manualProfiles, upgradeProfiles, upgradeUserPlaybooks, rerunPlaybooks, manualPlaybooks };

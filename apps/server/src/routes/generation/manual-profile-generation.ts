@@ -1,15 +1,9 @@
-import { ManualProfileGenerationRequest, SuccessMessageResponse } from "@als/contract";
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
 import { startManualGeneration } from "@als/core";
-import { defineOperation } from "../../operation.ts";
 import { inBackground } from "./in-background.ts";
 
-export const manualProfileGeneration = defineOperation({
-  procedure: "generation.manualProfiles",
-  method: "POST",
-  path: "/api/manual_profile_generation",
-  summary: "Extract profiles now from each user's most recent window of interactions (fire-and-forget; output CURRENT)",
-  input: ManualProfileGenerationRequest,
-  output: SuccessMessageResponse,
+export default implement(endpoints.generation.manualProfiles, {
   async handle(ctx, input) {
     const { done } = await startManualGeneration(ctx.deps, ctx.scope, "profile", { userId: input.user_id, source: input.source });
     inBackground(ctx, "manual profile generation", done);

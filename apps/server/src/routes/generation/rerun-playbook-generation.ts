@@ -1,15 +1,9 @@
-import { RerunPlaybookGenerationRequest, RerunPlaybookGenerationResponse } from "@als/contract";
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
 import { startRerun } from "@als/core";
-import { defineOperation } from "../../operation.ts";
 import { inBackground } from "./in-background.ts";
 
-export const rerunPlaybookGeneration = defineOperation({
-  procedure: "generation.rerunPlaybooks",
-  method: "POST",
-  path: "/api/rerun_playbook_generation",
-  summary: "Regenerate user playbooks from every user's interactions with an agent version as PENDING playbooks",
-  input: RerunPlaybookGenerationRequest,
-  output: RerunPlaybookGenerationResponse,
+export default implement(endpoints.generation.rerunPlaybooks, {
   async handle(ctx, input) {
     const { done } = await startRerun(ctx.deps, ctx.scope, "playbook", {
       agentVersion: input.agent_version,

@@ -1,15 +1,9 @@
-import { RerunProfileGenerationRequest, RerunProfileGenerationResponse } from "@als/contract";
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
 import { startRerun } from "@als/core";
-import { defineOperation } from "../../operation.ts";
 import { inBackground } from "./in-background.ts";
 
-export const rerunProfileGeneration = defineOperation({
-  procedure: "generation.rerunProfiles",
-  method: "POST",
-  path: "/api/rerun_profile_generation",
-  summary: "Regenerate profiles from all matching interactions as PENDING profiles (upgrade_all_profiles makes them current)",
-  input: RerunProfileGenerationRequest,
-  output: RerunProfileGenerationResponse,
+export default implement(endpoints.generation.rerunProfiles, {
   async handle(ctx, input) {
     const { done } = await startRerun(ctx.deps, ctx.scope, "profile", {
       userId: input.user_id,

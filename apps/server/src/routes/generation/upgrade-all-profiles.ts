@@ -1,16 +1,10 @@
-import { UpgradeAllProfilesRequest, UpgradeAllProfilesResponse } from "@als/contract";
-import { upgradeAllProfiles as upgrade } from "@als/core";
-import { defineOperation } from "../../operation.ts";
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { upgradeAllProfiles } from "@als/core";
 
-export const upgradeAllProfiles = defineOperation({
-  procedure: "generation.upgradeProfiles",
-  method: "POST",
-  path: "/api/upgrade_all_profiles",
-  summary: "Make PENDING profiles current: per user, CURRENT become ARCHIVED and the old ARCHIVED are deleted",
-  input: UpgradeAllProfilesRequest,
-  output: UpgradeAllProfilesResponse,
+export default implement(endpoints.generation.upgradeProfiles, {
   async handle({ deps, scope }, input) {
-    const counts = await upgrade(deps, scope, input?.user_id);
+    const counts = await upgradeAllProfiles(deps, scope, input?.user_id);
     return {
       success: true,
       message: `Upgraded the profiles of ${counts.upgradedUsers} user(s)`,

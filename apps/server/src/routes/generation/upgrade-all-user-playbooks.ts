@@ -1,16 +1,10 @@
-import { UpgradeAllUserPlaybooksRequest, UpgradeAllUserPlaybooksResponse } from "@als/contract";
-import { upgradeAllUserPlaybooks as upgrade } from "@als/core";
-import { defineOperation } from "../../operation.ts";
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { upgradeAllUserPlaybooks } from "@als/core";
 
-export const upgradeAllUserPlaybooks = defineOperation({
-  procedure: "generation.upgradeUserPlaybooks",
-  method: "POST",
-  path: "/api/upgrade_all_user_playbooks",
-  summary: "Make PENDING user playbooks current: per user and agent version, CURRENT become ARCHIVED and the old ARCHIVED are deleted",
-  input: UpgradeAllUserPlaybooksRequest,
-  output: UpgradeAllUserPlaybooksResponse,
+export default implement(endpoints.generation.upgradeUserPlaybooks, {
   async handle({ deps, scope }, input) {
-    const counts = await upgrade(deps, scope, { agentVersion: input?.agent_version, playbookName: input?.playbook_name });
+    const counts = await upgradeAllUserPlaybooks(deps, scope, { agentVersion: input?.agent_version, playbookName: input?.playbook_name });
     return {
       success: true,
       message: `Upgraded the user playbooks of ${counts.upgradedUsers} user(s)`,

@@ -1,14 +1,8 @@
-import { LearningStatusQuery, LearningStatusResponse } from "@als/contract";
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
 import { learningStatusOf } from "@als/core";
-import { defineOperation } from "../../operation.ts";
 
-export const learningStatus = defineOperation({
-  procedure: "interactions.learningStatus",
-  method: "GET",
-  path: "/api/learning_status",
-  summary: "Where learning from a published request stands (pending, processing, done, failed, not_tracked) and why",
-  input: LearningStatusQuery,
-  output: LearningStatusResponse,
+export default implement(endpoints.interactions.learningStatus, {
   async handle({ deps, scope }, input) {
     return { success: true, request_id: input.request_id, ...(await learningStatusOf(deps, scope, input.request_id)) };
   },

@@ -1,4 +1,4 @@
-import { markStallNotified } from "./mark-stall-notified.ts";
-import { stallState } from "./stall-state.ts";
+import markStallNotified from "./mark-stall-notified.ts";
+import stallState from "./stall-state.ts";
 
-export const learningOperations = [stallState, markStallNotified];
+export const learningRoutes = { markStallNotified, stallState };

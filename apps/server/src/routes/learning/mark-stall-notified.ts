@@ -1,15 +1,9 @@
-import { MarkNotifiedResponse, NoInput } from "@als/contract";
-import { markStallNotified as mark } from "@als/core";
-import { defineOperation } from "../../operation.ts";
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { markStallNotified } from "@als/core";
 
-export const markStallNotified = defineOperation({
-  procedure: "learning.markStallNotified",
-  method: "POST",
-  path: "/stall_state/notified",
-  summary: "Record that the operator was told about the learning stall (idempotent)",
-  input: NoInput,
-  output: MarkNotifiedResponse,
+export default implement(endpoints.learning.markStallNotified, {
   async handle({ deps, scope }) {
-    return { success: true, notified_in_cc: await mark(deps, scope) };
+    return { success: true, notified_in_cc: await markStallNotified(deps, scope) };
   },
 });

@@ -1,19 +1,11 @@
-import { ReviewUserPlaybooksRequest, ReviewUserPlaybooksResponse } from "@als/contract";
-import { reviewUserPlaybooks as review } from "@als/core";
-import { defineOperation } from "../../operation.ts";
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { reviewUserPlaybooks } from "@als/core";
 import { inBackground } from "../generation/in-background.ts";
 
-export const reviewUserPlaybooks = defineOperation({
-  procedure: "userPlaybooks.review",
-  method: "POST",
-  path: "/api/review_user_playbooks",
-  summary: "Review the current user playbooks created in a time range: report decisions inline, or apply them in the background",
-  input: ReviewUserPlaybooksRequest,
-  output: ReviewUserPlaybooksResponse,
-  // Report mode decides every playbook inline, one LLM call each: the contract's extended synchronous timeout.
-  backstopMs: 300_000,
+export default implement(endpoints.userPlaybooks.review, {
   async handle(ctx, input) {
-    const { run_id, results } = await review(ctx.deps, ctx.scope, input, (work) => inBackground(ctx, `review run`, work));
+    const { run_id, results } = await reviewUserPlaybooks(ctx.deps, ctx.scope, input, (work) => inBackground(ctx, `review run`, work));
     return {
       success: true,
       run_id,

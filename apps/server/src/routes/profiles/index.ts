@@ -1,23 +1,12 @@
-import { addUserProfile } from "./add-user-profile.ts";
-import { deleteAllProfiles } from "./delete-all-profiles.ts";
-import { deleteProfile } from "./delete-profile.ts";
-import { deleteProfilesByIds } from "./delete-profiles-by-ids.ts";
-import { getAllProfiles } from "./get-all-profiles.ts";
-import { getProfiles } from "./get-profiles.ts";
-import { profileChangeLog } from "./profile-change-log.ts";
-import { rerankUserProfiles } from "./rerank-user-profiles.ts";
-import { searchProfiles } from "./search-profiles.ts";
-import { storageStats } from "./storage-stats.ts";
+import add from "./add.ts";
+import changeLog from "./change-log.ts";
+import deleteAll from "./delete-all.ts";
+import deleteByIds from "./delete-by-ids.ts";
+import get from "./get.ts";
+import getAll from "./get-all.ts";
+import remove from "./delete.ts";
+import rerank from "./rerank.ts";
+import search from "./search.ts";
+import storageStats from "./storage-stats.ts";
 
-export const profileOperations = [
-  addUserProfile,
-  getProfiles,
-  getAllProfiles,
-  searchProfiles,
-  rerankUserProfiles,
-  deleteProfile,
-  deleteProfilesByIds,
-  deleteAllProfiles,
-  profileChangeLog,
-  storageStats,
-];
+export const profilesRoutes = { add, search, deleteByIds, deleteAll, changeLog, delete: remove, rerank, get, storageStats, getAll };

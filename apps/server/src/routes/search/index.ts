@@ -1,3 +1,3 @@
-import { unifiedSearch } from "./unified-search.ts";
+import unified from "./unified.ts";
 
-export const searchOperations = [unifiedSearch];
+export const searchRoutes = { unified };

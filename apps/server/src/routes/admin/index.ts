@@ -1,0 +1,3 @@
+import invalidateCache from "./invalidate-cache.ts";
+
+export const adminRoutes = { invalidateCache };

@@ -1,0 +1,10 @@
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { invalidateOrganisationCache } from "@als/core";
+
+export default implement(endpoints.admin.invalidateCache, {
+  async handle({ deps, scope }, input) {
+    const orgId = input?.org_id ?? scope.orgId;
+    return { invalidated: invalidateOrganisationCache(deps, scope, orgId), org_id: orgId };
+  },
+});

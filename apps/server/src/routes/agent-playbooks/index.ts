@@ -1,0 +1,10 @@
+import add from "./add.ts";
+import deleteAll from "./delete-all.ts";
+import deleteByIds from "./delete-by-ids.ts";
+import get from "./get.ts";
+import remove from "./delete.ts";
+import search from "./search.ts";
+import update from "./update.ts";
+import updateStatus from "./update-status.ts";
+
+export const agentPlaybooksRoutes = { add, search, deleteByIds, get, delete: remove, updateStatus, deleteAll, update };

@@ -1,0 +1,10 @@
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { updateAgentPlaybook } from "@als/core";
+
+export default implement(endpoints.agentPlaybooks.updateStatus, {
+  async handle({ deps, scope }, input) {
+    await updateAgentPlaybook(deps, scope, input);
+    return { success: true, message: `Agent playbook ${input.agent_playbook_id} is now ${input.playbook_status}` };
+  },
+});

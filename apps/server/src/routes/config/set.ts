@@ -1,0 +1,10 @@
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { setProjectConfig } from "@als/core";
+
+export default implement(endpoints.config.set, {
+  async handle({ deps, scope }, input) {
+    await setProjectConfig(deps, scope, input);
+    return { success: true, message: "Configuration saved" };
+  },
+});

@@ -1,0 +1,23 @@
+import { implement } from "../../implement.ts";
+import { endpoints, PUBLISH_WAIT_MS } from "@als/contract";
+import { countLearningsOfRequest, maskedStorageLabel, publishInteractions, waitForLearning } from "@als/core";
+
+export default implement(endpoints.interactions.publish, {
+  async handle({ deps, scope }, input) {
+    const published = await publishInteractions(deps, scope, input);
+    const requestId = published.request.request_id;
+    const done = input.wait_for_response && (await waitForLearning(deps, scope, requestId, PUBLISH_WAIT_MS));
+    const learned = done ? await countLearningsOfRequest(deps, scope, requestId) : { profiles: 0, user_playbooks: 0 };
+    return {
+      success: true,
+      message: `Published ${published.interactionIds.length} interaction(s)`,
+      request_id: requestId,
+      storage_routing: { storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps) ?? deps.db.kind },
+      learning_status: done ? ("done" as const) : ("deferred" as const),
+      interactions_created: published.interactionIds.length,
+      profiles_created: learned.profiles,
+      user_playbooks_created: learned.user_playbooks,
+      warnings: published.warnings,
+    };
+  },
+});

@@ -1,0 +1,10 @@
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { deleteProfilesByIds } from "@als/core";
+
+export default implement(endpoints.profiles.deleteByIds, {
+  async handle({ deps, scope }, input) {
+    const removed = await deleteProfilesByIds(deps, scope, input.profile_ids);
+    return { success: true, deleted_count: removed.length, message: `Deleted ${removed.length} item(s)` };
+  },
+});

@@ -1,0 +1,4 @@
+import myConfig from "./my-config.ts";
+import whoami from "./whoami.ts";
+
+export const serviceRoutes = { myConfig, whoami };

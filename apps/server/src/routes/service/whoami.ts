@@ -1,0 +1,9 @@
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { maskedStorageLabel } from "@als/core";
+
+export default implement(endpoints.service.whoami, {
+  async handle({ deps, scope }) {
+    return { org_id: scope.orgId, storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps) };
+  },
+});

@@ -1,0 +1,15 @@
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { addUserPlaybooks } from "@als/core";
+
+export default implement(endpoints.userPlaybooks.add, {
+  async handle({ deps, scope }, input) {
+    const stored = await addUserPlaybooks(deps, scope, input.user_playbooks);
+    return {
+      success: true,
+      message: `Added ${stored.length} user playbook(s)`,
+      added_count: stored.length,
+      user_playbook_ids: stored.map((p) => p.user_playbook_id),
+    };
+  },
+});

@@ -1,0 +1,10 @@
+import add from "./add.ts";
+import deleteAll from "./delete-all.ts";
+import deleteByIds from "./delete-by-ids.ts";
+import get from "./get.ts";
+import remove from "./delete.ts";
+import review from "../playbooks/review-user-playbooks.ts";
+import search from "./search.ts";
+import update from "./update.ts";
+
+export const userPlaybooksRoutes = { deleteAll, delete: remove, deleteByIds, update, search, add, get, review };

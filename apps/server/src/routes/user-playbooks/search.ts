@@ -1,0 +1,10 @@
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { searchUserPlaybooks, toUserPlaybook } from "@als/core";
+
+export default implement(endpoints.userPlaybooks.search, {
+  async handle({ deps, scope }, input) {
+    const found = await searchUserPlaybooks(deps, scope, input);
+    return { success: true, user_playbooks: found.map(toUserPlaybook), msg: `Found ${found.length} matching user playbook(s)` };
+  },
+});

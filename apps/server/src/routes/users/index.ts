@@ -1,0 +1,3 @@
+import clearData from "./clear-data.ts";
+
+export const usersRoutes = { clearData };

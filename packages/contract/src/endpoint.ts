@@ -1,0 +1,56 @@
+import type { z } from "zod";
+import type { ErrorCode } from "./errors.ts";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
+
+/**
+ * Who may call an endpoint. `api_key` is a project's full-access key, `limited_api_key` a
+ * limited one; `login_session` is a member's dashboard session; `governance_session` a session of an
+ * admin whose organisation holds the governance entitlement. In local mode a request without any
+ * credential is the local organisation's `default` project whatever an endpoint accepts.
+ */
+export type CredentialKind = "api_key" | "limited_api_key" | "login_session" | "governance_session";
+
+/** The credentials of an agent-facing endpoint: every API key, and the dashboard acting for a member. */
+export const AGENT_CREDENTIALS = ["api_key", "limited_api_key", "login_session"] as const satisfies readonly CredentialKind[];
+
+/** One endpoint as its resource declares it; `defineResource` adds the procedure name. */
+export interface EndpointSpec<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  /** The REST path; `:name` segments are path parameters, read into the input. */
+  path: string;
+  summary: string;
+  /** What the endpoint reads: the query string of a GET, the JSON body otherwise. `NoInput`: nothing. */
+  input: In;
+  /** Input fields a caller of a body-carrying method may send in the query string instead (`?wait_for_response=true`). */
+  queryFields?: readonly string[];
+  /** The success body: an allow-list, every response is parsed through it before it is sent. */
+  output: Out;
+  /** The success status when it is not 200 (202 for work accepted to run later). */
+  successStatus?: number;
+  /**
+   * How long the endpoint may take when it is longer than the server's backstop: the server answers
+   * 504 past it, and the client waits that long before it gives up.
+   */
+  timeoutMs?: number;
+  /** Errors the endpoint answers beyond those every endpoint can (see COMMON_ERRORS). */
+  errors?: readonly ErrorCode[];
+  /** Unset: AGENT_CREDENTIALS. */
+  credentials?: readonly CredentialKind[];
+}
+
+export type Endpoint<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z.ZodType> = EndpointSpec<In, Out> & {
+  /** `resource.action`: the tRPC procedure, the OpenAPI operationId and the client's method. */
+  procedure: string;
+};
+
+/** Errors any endpoint can answer: storage down, the server's backstop, a fault of ours. */
+export const COMMON_ERRORS = ["storage_unavailable", "backstop_timeout", "internal_error"] as const satisfies readonly ErrorCode[];
+
+/** Names each endpoint of a resource `resource.action` after its key. */
+export function defineResource<const R extends string, const S extends Record<string, EndpointSpec<any, any>>>(
+  resource: R,
+  specs: S,
+): { [A in keyof S & string]: S[A] & { procedure: `${R}.${A}` } } {
+  return Object.fromEntries(Object.entries(specs).map(([action, spec]) => [action, { ...spec, procedure: `${resource}.${action}` }])) as never;
+}

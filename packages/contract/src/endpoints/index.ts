@@ -1,0 +1,33 @@
+import { generationEndpoints } from "./generation.ts";
+import { configEndpoints } from "./config.ts";
+import { serviceEndpoints } from "./service.ts";
+import { adminEndpoints } from "./admin.ts";
+import { profilesEndpoints } from "./profiles.ts";
+import { aggregationEndpoints } from "./aggregation.ts";
+import { searchEndpoints } from "./search.ts";
+import { agentPlaybooksEndpoints } from "./agent-playbooks.ts";
+import { userPlaybooksEndpoints } from "./user-playbooks.ts";
+import { playbooksEndpoints } from "./playbooks.ts";
+import { requestsEndpoints } from "./requests.ts";
+import { interactionsEndpoints } from "./interactions.ts";
+import { usersEndpoints } from "./users.ts";
+import { learningEndpoints } from "./learning.ts";
+
+/** Every endpoint of the REST contract this service serves, by resource. */
+export const endpoints = {
+  generation: generationEndpoints,
+  config: configEndpoints,
+  service: serviceEndpoints,
+  admin: adminEndpoints,
+  profiles: profilesEndpoints,
+  aggregation: aggregationEndpoints,
+  search: searchEndpoints,
+  agentPlaybooks: agentPlaybooksEndpoints,
+  userPlaybooks: userPlaybooksEndpoints,
+  playbooks: playbooksEndpoints,
+  requests: requestsEndpoints,
+  interactions: interactionsEndpoints,
+  users: usersEndpoints,
+  learning: learningEndpoints,
+};
+export type Endpoints = typeof endpoints;

@@ -1,0 +1,13 @@
+import { UnifiedSearchRequest, UnifiedSearchResponse } from "../search.ts";
+import { defineResource } from "../endpoint.ts";
+
+export const searchEndpoints = defineResource("search", {
+  unified: {
+    method: "POST",
+    path: "/api/search",
+    summary:
+      "Search profiles (only with user_id), user playbooks and agent playbooks at once; session_id de-duplicates within the session; five-second deadline",
+    input: UnifiedSearchRequest,
+    output: UnifiedSearchResponse,
+  },
+});

@@ -1,0 +1,12 @@
+import { ClearUserDataRequest, ClearUserDataResponse } from "../interactions.ts";
+import { defineResource } from "../endpoint.ts";
+
+export const usersEndpoints = defineResource("users", {
+  clearData: {
+    method: "POST",
+    path: "/api/clear_user_data",
+    summary: "Remove a user's interactions, requests, profiles and user playbooks (agent playbooks stay)",
+    input: ClearUserDataRequest,
+    output: ClearUserDataResponse,
+  },
+});
