@@ -88,7 +88,7 @@ async function main() {
 
     const sample = sampleRows(size, opts.sample, size);
     const sampleVectors = new Float32Array(sample.length * dims);
-    sample.forEach((row, i) => sampleVectors.set(corpus.vectors.subarray(row * dims, (row + 1) * dims), i * dims));
+    for (const [i, row] of sample.entries()) sampleVectors.set(corpus.vectors.subarray(row * dims, (row + 1) * dims), i * dims);
     const sampleLabels = await pool.clusterEmbeddings({ vectors: sampleVectors, dims, threshold, minClusterSize });
     const exactStarted = performance.now();
     const exactLabels = averageLinkageExact(sampleVectors, dims, threshold, minClusterSize);

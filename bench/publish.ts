@@ -148,7 +148,10 @@ async function freshDatabase(mode: StorageMode, serverUrl: string | undefined): 
     await drop();
     throw error;
   }
-  return { db, storage, location: `${url.host}/${name}`, drop: async () => (await db.close(), await drop()) };
+  return { db, storage, location: `${url.host}/${name}`, drop: async () => {
+      await db.close();
+      await drop();
+    } };
 }
 
 interface RowResult {

@@ -277,7 +277,7 @@ async function load(
         continue;
       }
       samples.push(r.elapsed);
-      for (let i = 0; i < 3; i++) totals[i]! += r.counts[i]!;
+      for (let i = 0; i < 3; i++) totals[i] = totals[i]! + r.counts[i]!;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, client));

@@ -108,7 +108,10 @@ export function playbookTexts(count: number): string[] {
   }
   const cumulative: number[] = [];
   let total = 0;
-  for (let rank = 1; rank <= themes; rank++) cumulative.push((total += rank ** -ZIPF_EXPONENT));
+  for (let rank = 1; rank <= themes; rank++) {
+    total += rank ** -ZIPF_EXPONENT;
+    cumulative.push(total);
+  }
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   return Array.from({ length: count }, () => {
     const draw = random() * total;

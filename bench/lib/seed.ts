@@ -99,7 +99,10 @@ export async function openDataset(
   if (previous && rows === spec.size) {
     progress(`${spec.mode} ${sizeLabel(spec.size)} ${spec.shape}: reusing the seeded database ${location}`);
     const timings = JSON.parse(previous.timings) as SeedTimings;
-    return { db, location, seeded: null, seededBefore: timings, userIds, close: async () => (await db.close(), await closeExtra()) };
+    return { db, location, seeded: null, seededBefore: timings, userIds, close: async () => {
+      await db.close();
+      await closeExtra();
+    } };
   }
   if (!fresh) {
     progress(`${spec.mode} ${sizeLabel(spec.size)} ${spec.shape}: ${location} holds another or a partial seeding: recreating it`);
@@ -110,7 +113,10 @@ export async function openDataset(
   const timings = await seed(db, spec, corpus, userIds, (message) => progress(`${spec.mode} ${sizeLabel(spec.size)} ${spec.shape}: ${message}`));
   // ::text first: postgres.js would JSON-encode a string bound straight to a jsonb parameter again.
   await db.query("INSERT INTO bench_meta (key, timings) VALUES ($1, $2::text::jsonb)", [wanted, JSON.stringify(timings)]);
-  return { db, location, seeded: timings, seededBefore: null, userIds, close: async () => (await db.close(), await closeExtra()) };
+  return { db, location, seeded: timings, seededBefore: null, userIds, close: async () => {
+      await db.close();
+      await closeExtra();
+    } };
 }
 
 
@@ -346,7 +352,10 @@ export async function openLearningsDataset(
   const userIds = userIdsFor({ size: spec.size, shape: "users", perUser: spec.perUser });
   const opened = await openBenchDatabase(spec.mode, `bench_learnings_${sizeLabel(spec.size)}`, options);
   let db = opened.db;
-  const close = async () => (await db.close(), await opened.closeExtra());
+  const close = async () => {
+    await db.close();
+    await opened.closeExtra();
+  };
   const wanted = async () =>
     JSON.stringify({
       layout: LEARNINGS_LAYOUT,

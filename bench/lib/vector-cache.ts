@@ -81,7 +81,7 @@ export async function cachedEmbeddings(
         const batch = texts.slice(start, Math.min(start + chunkSize, count));
         const vectors = await embedder.embedDocuments(batch);
         const buffer = new Float32Array(batch.length * dimensions);
-        vectors.forEach((vector, row) => buffer.set(vector, row * dimensions));
+        for (const [row, vector] of vectors.entries()) buffer.set(vector, row * dimensions);
         writeSync(fd, new Uint8Array(buffer.buffer), 0, buffer.byteLength, start * rowBytes);
         const done = start + batch.length;
         embedded += batch.length;

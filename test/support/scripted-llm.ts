@@ -1,5 +1,5 @@
 import { createLlm } from "@als/ai";
-import { startFakeLlmServer, type FakeLlmReply, type FakeLlmRequest } from "./llm-server.ts";
+import { type FakeLlmReply, type FakeLlmRequest, startFakeLlmServer } from "./llm-server.ts";
 
 /** Facts the scripted model "finds" in a transcript: a phrase of the conversation → the profile it yields. */
 export const PROFILE_FACTS: [string, { content: string; time_to_live: string; tags: string[] }][] = [
@@ -51,4 +51,41 @@ export async function startScriptedLlm(handler: (request: FakeLlmRequest) => Fak
   const server = await startFakeLlmServer(handler);
   const llm = createLlm({ kind: "openai-compatible", model: "scripted-model", baseUrl: server.baseUrl, apiKey: "sk-test-secret-key", attempts: 3 });
   return { server, llm };
+}
+
+/** The scripted reviewer: it accepts a playbook whose content says KEEP, rejects one that says DROP, and broadens the rest (an edit). */
+export function scriptedReview(request: FakeLlmRequest): FakeLlmReply {
+  const content = /^content: (.*)$/m.exec(request.user)?.[1] ?? "";
+  if (content.includes("KEEP")) return { json: { decision: "accept", reason: "supported by the conversation", edited: null } };
+  if (content.includes("DROP")) return { json: { decision: "reject", reason: "not supported", edited: null } };
+  return {
+    json: { decision: "edit", reason: "too narrow", edited: { trigger: "Any order question", content: `${content} (broadened)`, rationale: "generalised" } },
+  };
+}
+
+/**
+ * Holds the first LLM call that `matches` until `release()`: a run caught in the middle of its
+ * work. A handler awaits `wait(request)` before it answers; `reached` resolves when the call arrives.
+ */
+export function holdCall(matches: (request: FakeLlmRequest) => boolean) {
+  let arrived!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held = false;
+  return {
+    reached,
+    release,
+    /** Waits while this is the held call; every other call passes. */
+    async wait(request: FakeLlmRequest): Promise<void> {
+      if (held || !matches(request)) return;
+      held = true;
+      arrived();
+      await released;
+    },
+  };
 }

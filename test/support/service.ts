@@ -1,9 +1,10 @@
 import type { Llm, Reranker } from "@als/ai";
-import { Reconciler, type CoreDeps } from "@als/core";
+import { createClient } from "@als/client";
+import { attachReconciler, type CoreDeps } from "@als/core";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { createLogger } from "../../apps/server/src/logger.ts";
-import { freshDatabase, testMode } from "./database.ts";
 import { sharedComputePool } from "./compute.ts";
+import { freshDatabase, testMode } from "./database.ts";
 import { sharedEmbedder } from "./embedder.ts";
 
 export interface TestResponse<T = any> {
@@ -37,9 +38,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
     ...(options.reranker && { reranker: options.reranker }),
   };
   const reconcilerErrors: unknown[] = [];
-  const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
-  deps.scheduleLearning = (scope, userId) => reconciler.wakeUser(scope, userId);
-  deps.scheduleAggregation = () => reconciler.poke();
+  const reconciler = attachReconciler(deps, (error) => reconcilerErrors.push(error));
   const app = buildApp({ deps, log: createLogger("error"), mode: testMode, strictResponses: true });
 
   /** Waits for the reconciler to finish what is due; fails when one of its passes failed. */
@@ -59,13 +58,19 @@ export async function startTestService(options: TestServiceOptions = {}) {
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   }
 
+  /**
+   * The typed client of @als/client, its requests handed to the app in process. One attempt per
+   * call, as `call` makes: a test that expects a 503 must see that answer, not a retry of it.
+   */
+  const client = createClient({ baseUrl: "http://localhost", fetch: (url, init) => app.handle(new Request(url, init)), retries: 0 });
+
   async function close(): Promise<void> {
     reconciler.stop();
     await reconciler.idle();
     await drop();
   }
 
-  return { app, deps, db, clock, call, reconciler, learningIdle, close };
+  return { app, deps, db, clock, call, client, reconciler, learningIdle, close };
 }
 
 export type TestService = Awaited<ReturnType<typeof startTestService>>;

@@ -1,4 +1,7 @@
-import type { AggregationStepOutcome, LearningStepOutcome, ReembedProgress } from "@als/core";
+// The one file of workflow code that names domain types; type imports only (useImportType), erased at build.
+import type { AggregationStepOutcome, LearningStepOutcome, ReembedProgress, StepOutcome } from "@als/core";
+
+export type { StepOutcome };
 
 export interface ReembedProfilesStepInput {
   orgId: string;
@@ -22,4 +25,5 @@ export interface Activities {
   reembedProfilesStep(input: ReembedProfilesStepInput): Promise<ReembedProgress>;
   learningStep(input: LearningStepInput): Promise<LearningStepOutcome>;
   aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
+  generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
 }

@@ -5,3 +5,5 @@ export { learnUserWorkflow, userPublishedSignal } from "./learn-user.ts";
 export type { LearnUserInput } from "./learn-user.ts";
 export { aggregationOperationWorkflow } from "./aggregation-operation.ts";
 export type { AggregationOperationInput } from "./aggregation-operation.ts";
+export { generationRunWorkflow } from "./generation-run.ts";
+export type { GenerationRunInput } from "./generation-run.ts";

@@ -1,4 +1,4 @@
-import { AppError } from "@als/contract";
+import { AppError, errorCodesOf, type Endpoint } from "@als/contract";
 import type { CoreDeps } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
@@ -41,7 +41,6 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS, ma
     // Every request is served as the local organisation's `default` project until API keys arrive.
     scope: LOCAL_SCOPE,
     correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
-    log,
   });
 
   /** Runs a route on parsed input within its time budget and returns the declared body. */
@@ -49,6 +48,12 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS, ma
     const output = await withBackstop(route.handle(ctx, input), route.endpoint.timeoutMs ?? backstopMs, ctx.correlationId);
     return toResponseBody(route.endpoint, output, strictResponses);
   };
+
+  /** In strict mode (tests) an error the endpoint does not declare fails loudly, so OpenAPI cannot fall behind. */
+  const declared = (endpoint: Endpoint, appError: AppError): AppError =>
+    !strictResponses || errorCodesOf(endpoint).has(appError.code)
+      ? appError
+      : new AppError("internal_error", `${endpoint.procedure} answered ${appError.code}, which its declaration does not list: ${appError.message}`);
 
   const serve = async (route: Route, request: Request, pathParams: Record<string, string>): Promise<Response> => {
     const ctx = contextFor(request);
@@ -61,7 +66,7 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS, ma
           : parseInput(endpoint.input, withPathParams(withQueryFields(endpoint, url, await readJsonBody(request, maxBodyBytes)), pathParams), "body");
       return Response.json(await run(route, ctx, input), { status: endpoint.successStatus ?? 200 });
     } catch (error) {
-      return errorResponse(translateError(error, ctx.correlationId, log));
+      return errorResponse(declared(endpoint, translateError(error, ctx.correlationId, log)));
     }
   };
 

@@ -1,9 +1,9 @@
-import { loadSettings } from "@als/core";
+import { loadSettings, type Settings } from "@als/core";
 import { buildApp } from "./app.ts";
 import { composeService } from "./compose.ts";
 import { createLogger } from "./logger.ts";
 
-let settings;
+let settings: Settings;
 try {
   settings = loadSettings(process.env);
 } catch (error) {
@@ -11,7 +11,7 @@ try {
   process.exit(1);
 }
 const log = createLogger(settings.logLevel);
-let service;
+let service: Awaited<ReturnType<typeof composeService>>;
 try {
   service = await composeService(settings, log);
 } catch (error) {

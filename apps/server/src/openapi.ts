@@ -1,4 +1,4 @@
-import { COMMON_ERRORS, ERROR_TABLE, NoInput, type Endpoint, type ErrorCode } from "@als/contract";
+import { ERROR_TABLE, errorCodesOf, NoInput, type Endpoint, type ErrorCode } from "@als/contract";
 import { z } from "zod";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output") {
@@ -20,11 +20,8 @@ const ErrorBody = {
 
 /** Every status an endpoint can answer besides its success, with the error codes behind each. */
 function errorStatuses(endpoint: Endpoint): Map<number, ErrorCode[]> {
-  const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(endpoint.errors ?? [])]);
-  if (endpoint.input !== NoInput) codes.add("validation_error");
-  if (endpoint.method !== "GET") for (const code of ["payload_too_large", "unsupported_media_type"] as const) codes.add(code);
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_TABLE[code].status, [...(byStatus.get(ERROR_TABLE[code].status) ?? []), code]);
+  for (const code of errorCodesOf(endpoint)) byStatus.set(ERROR_TABLE[code].status, [...(byStatus.get(ERROR_TABLE[code].status) ?? []), code]);
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 
@@ -52,7 +49,9 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
         { description: `error: ${codes.join(", ")}`, content: { "application/json": { schema: ErrorBody } } },
       ]),
     );
-    (paths[endpoint.path.replace(/:(\w+)/g, "{$1}")] ??= {})[endpoint.method.toLowerCase()] = {
+    const path = endpoint.path.replace(/:(\w+)/g, "{$1}");
+    paths[path] ??= {};
+    paths[path][endpoint.method.toLowerCase()] = {
       operationId: endpoint.procedure,
       summary: endpoint.summary,
       tags: [endpoint.procedure.split(".")[0]],

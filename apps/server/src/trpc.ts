@@ -32,7 +32,8 @@ export function buildTrpcRouter(routes: Route[], run: (route: Route, ctx: Reques
     const [resource, action] = procedure.split(".") as [string, string];
     const withInput = base.input((raw: unknown) => parseInput(input, raw, method === "GET" ? "query" : "body"));
     const handler = ({ ctx, input: parsed }: { ctx: RequestContext; input: unknown }) => run(route, ctx, parsed);
-    (tree[resource] ??= {})[action] = method === "GET" ? withInput.query(handler) : withInput.mutation(handler);
+    tree[resource] ??= {};
+    tree[resource][action] = method === "GET" ? withInput.query(handler) : withInput.mutation(handler);
   }
   return t.router(tree);
 }

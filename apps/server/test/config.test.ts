@@ -1,6 +1,7 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { endRetrievalExperiment, startRetrievalExperiment } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 let svc: TestService;
@@ -33,18 +34,14 @@ const DEFAULTS = {
   offline_tuner_config: { enabled: false },
 };
 
-const getConfig = async () => {
-  const response = await svc.call("GET", "/api/get_config");
-  expect(response.status).toBe(200);
-  return response.body;
-};
-const setConfig = (body: unknown) => svc.call("POST", "/api/set_config", body);
-const updateConfig = (body: unknown) => svc.call("POST", "/api/update_config", body);
+const getConfig = () => svc.client.config.get();
+const setConfig = (input: ClientInput<"config", "set">) => svc.client.config.set(input);
+const updateConfig = (input: ClientInput<"config", "update">) => svc.client.config.update(input);
 
 /** Every test starts from the defaults, with no experiment running. */
 beforeEach(async () => {
   await endRetrievalExperiment(svc.deps, LOCAL_SCOPE);
-  expect((await setConfig({})).status).toBe(200);
+  await setConfig({});
 });
 
 /** The request fails with `status`, and the stored configuration is what it was. */
@@ -70,7 +67,7 @@ describe("get_config", () => {
 
 describe("set_config", () => {
   test("replaces the whole configuration and answers {success, message}", async () => {
-    const response = await setConfig({
+    const result = await setConfig({
       profile_extractor_config: { extraction_definition_prompt: "Facts about diet", context_prompt: "A cooking assistant", allow_manual_trigger: false },
       agent_success_config: { sampling_rate: 0.25, evaluation_only_sampling_rate: 0.1, retrieved_learning_sampling_rate: 0.5 },
       llm_config: { model: "gpt-x", temperature: 1.5 },
@@ -79,8 +76,7 @@ describe("set_config", () => {
       enable_document_expansion: true,
       shadow_comparison_judge_prompt_version: "v2",
     });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, message: expect.any(String) });
+    expect(result).toEqual({ success: true, message: expect.any(String) });
     expect(await getConfig()).toEqual({
       ...DEFAULTS,
       profile_extractor_config: { extraction_definition_prompt: "Facts about diet", context_prompt: "A cooking assistant", allow_manual_trigger: false },
@@ -95,7 +91,7 @@ describe("set_config", () => {
 
   test("fields the request omits return to their defaults", async () => {
     await setConfig({ window_size: 50, stride_size: 20, llm_config: { model: "gpt-x" }, enable_document_expansion: true });
-    expect((await setConfig({ window_size: 50 })).status).toBe(200);
+    await setConfig({ window_size: 50 });
     expect(await getConfig()).toEqual({ ...DEFAULTS, window_size: 50 });
   });
 
@@ -112,12 +108,12 @@ describe("set_config", () => {
     await updateConfig({ window_size: 20, llm_config: { model: "m", temperature: 0.3 } });
     await startRetrievalExperiment(svc.deps, LOCAL_SCOPE, { experiment_id: "exp-roundtrip" });
     const before = await getConfig();
-    expect((await setConfig(before)).status).toBe(200);
+    await setConfig(before);
     expect(await getConfig()).toEqual(before);
   });
 
   test("shadow_mode_enabled is accepted as a retired no-op and never stored", async () => {
-    expect((await setConfig({ shadow_mode_enabled: true, window_size: 12 })).status).toBe(200);
+    await setConfig({ shadow_mode_enabled: true, window_size: 12 });
     expect(await getConfig()).toEqual({ ...DEFAULTS, window_size: 12 });
   });
 });
@@ -125,9 +121,8 @@ describe("set_config", () => {
 describe("update_config", () => {
   test("merges the given top-level fields and keeps the rest; answers {success, msg}", async () => {
     await setConfig({ window_size: 30, enable_document_expansion: true });
-    const response = await updateConfig({ stride_size: 15, llm_config: { model: "gpt-y" } });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, msg: expect.any(String) });
+    const result = await updateConfig({ stride_size: 15, llm_config: { model: "gpt-y" } });
+    expect(result).toEqual({ success: true, msg: expect.any(String) });
     expect(await getConfig()).toEqual({
       ...DEFAULTS,
       window_size: 30,
@@ -145,12 +140,12 @@ describe("update_config", () => {
 
   test("an empty update changes nothing", async () => {
     await updateConfig({ window_size: 22 });
-    expect((await updateConfig({})).status).toBe(200);
+    await updateConfig({});
     expect((await getConfig()).window_size).toBe(22);
   });
 
   test("shadow_mode_enabled is accepted as a retired no-op", async () => {
-    expect((await updateConfig({ shadow_mode_enabled: false })).status).toBe(200);
+    await updateConfig({ shadow_mode_enabled: false });
     expect(await getConfig()).toEqual(DEFAULTS);
   });
 
@@ -168,15 +163,15 @@ describe("update_config", () => {
       { shadow_comparison_judge_prompt_version: "v9" },
     ];
     // Each change twice, all at once: every request merges into the whole the previous one left.
-    const responses = await Promise.all([...changes, ...changes].map(updateConfig));
-    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const results = await Promise.all([...changes, ...changes].map((change) => updateConfig(change)));
+    expect(results).toHaveLength(20);
     expect(await getConfig()).toMatchObject(Object.assign({}, ...changes));
   });
 });
 
 describe("extraction_preset long_form", () => {
   test("set_config stores window 25 and stride 10, winning over window and stride in the same payload", async () => {
-    expect((await setConfig({ extraction_preset: "long_form", window_size: 3, stride_size: 2 })).status).toBe(200);
+    await setConfig({ extraction_preset: "long_form", window_size: 3, stride_size: 2 });
     expect(await getConfig()).toMatchObject({ extraction_preset: "long_form", window_size: 25, stride_size: 10 });
   });
 
@@ -196,12 +191,20 @@ describe("validation (422 naming the field, nothing changed)", () => {
   const cases: [string, Record<string, unknown>, string][] = [
     ["unknown top-level field", { window_sizes: 3 }, "window_sizes"],
     ["unknown nested field", { llm_config: { model: "m", top_p: 1 } }, "llm_config.top_p"],
-    ["unknown deeply nested field", { user_playbook_extractor_config: { aggregation_config: { k: 3 } } }, "user_playbook_extractor_config.aggregation_config.k"],
+    [
+      "unknown deeply nested field",
+      { user_playbook_extractor_config: { aggregation_config: { k: 3 } } },
+      "user_playbook_extractor_config.aggregation_config.k",
+    ],
     ["window_size below 1", { window_size: 0 }, "window_size"],
     ["window_size above 1000", { window_size: 1001 }, "window_size"],
     ["window_size not an integer", { window_size: 2.5 }, "window_size"],
     ["stride_size above window_size", { window_size: 10, stride_size: 11 }, "stride_size"],
-    ["min_cluster_size below 2", { user_playbook_extractor_config: { aggregation_config: { min_cluster_size: 1 } } }, "user_playbook_extractor_config.aggregation_config.min_cluster_size"],
+    [
+      "min_cluster_size below 2",
+      { user_playbook_extractor_config: { aggregation_config: { min_cluster_size: 1 } } },
+      "user_playbook_extractor_config.aggregation_config.min_cluster_size",
+    ],
     ["clustering_similarity above 1", { user_playbook_extractor_config: { aggregation_config: { clustering_similarity: 1.2 } } }, "clustering_similarity"],
     ["search_threshold below 0", { deduplication_config: { search_threshold: -0.1 } }, "deduplication_config.search_threshold"],
     ["search_top_k above 50", { deduplication_config: { search_top_k: 51 } }, "deduplication_config.search_top_k"],
@@ -259,21 +262,26 @@ describe("retrieval_experiment belongs to the experiment lifecycle", () => {
   test("set_config that omits it preserves it, while resetting the other fields", async () => {
     const started = await startRetrievalExperiment(svc.deps, LOCAL_SCOPE, EXPERIMENT);
     await updateConfig({ window_size: 20 });
-    expect((await setConfig({ stride_size: 2 })).status).toBe(200);
+    await setConfig({ stride_size: 2 });
     expect(await getConfig()).toEqual({ ...DEFAULTS, stride_size: 2, retrieval_experiment: started });
   });
 
   test("set_config and update_config sending it back unchanged succeed", async () => {
     const started = await startRetrievalExperiment(svc.deps, LOCAL_SCOPE, EXPERIMENT);
-    expect((await setConfig({ retrieval_experiment: started, window_size: 12 })).status).toBe(200);
-    expect((await updateConfig({ retrieval_experiment: started, stride_size: 3 })).status).toBe(200);
+    await setConfig({ retrieval_experiment: started, window_size: 12 });
+    await updateConfig({ retrieval_experiment: started, stride_size: 3 });
     expect(await getConfig()).toMatchObject({ retrieval_experiment: started, window_size: 12, stride_size: 3 });
   });
 
   describe("changing it is a 409 naming retrieval_experiment, and nothing changes", () => {
     for (const path of ["/api/set_config", "/api/update_config"] as const) {
       test(`${path}: starting one`, async () => {
-        const body = await expectRejected(path, { retrieval_experiment: { experiment_id: "mine", started_at: 1 }, window_size: 11 }, 409, "retrieval_experiment");
+        const body = await expectRejected(
+          path,
+          { retrieval_experiment: { experiment_id: "mine", started_at: 1 }, window_size: 11 },
+          409,
+          "retrieval_experiment",
+        );
         expect(body.error).toBe("conflict");
       });
 
@@ -297,7 +305,7 @@ describe("retrieval_experiment belongs to the experiment lifecycle", () => {
 
 describe("offline_tuner_config overlay", () => {
   test("set_config accepts {enabled: false} as a no-op", async () => {
-    expect((await setConfig({ offline_tuner_config: { enabled: false }, window_size: 15 })).status).toBe(200);
+    await setConfig({ offline_tuner_config: { enabled: false }, window_size: 15 });
     expect(await getConfig()).toEqual({ ...DEFAULTS, window_size: 15 });
   });
 

@@ -1,6 +1,7 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { assignExperimentArm, startRetrievalExperiment } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -11,13 +12,16 @@ beforeAll(async () => {
 afterAll(() => svc.close());
 
 const turn = (content: string, role = "User") => ({ role, content });
-const publish = (body: object, query = "") => svc.call("POST", `/api/publish_interaction${query}`, body);
-const allInteractions = async () => (await svc.call("GET", "/api/get_all_interactions?limit=10000")).body.interactions;
+const publish = (input: ClientInput<"interactions", "publish">) => svc.client.interactions.publish(input);
+/** The raw request: for bodies the typed client would not compile, and for the query-string form of wait_for_response. */
+const rawPublish = (body: object, query = "") => svc.call("POST", `/api/publish_interaction${query}`, body);
+const allInteractions = async () => (await svc.client.interactions.getAll({ limit: 10000 })).interactions;
+const interactionsOf = async (user_id: string, top_k?: number) => (await svc.client.interactions.get({ user_id, top_k })).interactions;
 
 /** Publishes a request that must be refused with 422 naming `field`, and checks that nothing was stored. */
 async function expectRefused(body: object, field: string) {
   const before = JSON.stringify(await allInteractions());
-  const response = await publish(body);
+  const response = await rawPublish(body);
   expect({ field, status: response.status }).toEqual({ field, status: 422 });
   expect(response.body.message).toContain(field);
   expect(JSON.stringify(await allInteractions())).toBe(before);
@@ -26,9 +30,8 @@ async function expectRefused(body: object, field: string) {
 
 describe("publish_interaction", () => {
   test("stores the request's interactions with every default, and answers with the request id and 'deferred'", async () => {
-    const response = await publish({ user_id: "ana", session_id: "s-1", interaction_data_list: [turn("I have a golden retriever"), turn("Nice!", "agent")] });
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({
+    const published = await publish({ user_id: "ana", session_id: "s-1", interaction_data_list: [turn("I have a golden retriever"), turn("Nice!", "agent")] });
+    expect(published).toMatchObject({
       success: true,
       learning_status: "deferred",
       interactions_created: 2,
@@ -37,13 +40,13 @@ describe("publish_interaction", () => {
       warnings: [],
       storage_routing: { storage_type: svc.db.kind },
     });
-    const stored = (await svc.call("POST", "/api/get_interactions", { user_id: "ana" })).body.interactions;
-    expect(stored.map((i: any) => [i.role, i.content])).toEqual([
+    const stored = await interactionsOf("ana");
+    expect(stored.map((i) => [i.role, i.content])).toEqual([
       ["Agent", "Nice!"],
       ["User", "I have a golden retriever"],
     ]);
     expect(stored[1]).toMatchObject({
-      request_id: response.body.request_id,
+      request_id: published.request_id,
       session_id: "s-1",
       created_at: svc.clock.now,
       shadow_content: "",
@@ -56,12 +59,17 @@ describe("publish_interaction", () => {
       citations: [],
       retrieved_learnings: [],
     });
-    const requests = (await svc.call("POST", "/api/get_requests", { user_id: "ana" })).body.sessions;
-    expect(requests[0].requests[0].request).toMatchObject({ request_id: response.body.request_id, source: "", agent_version: "agent-v0", evaluation_only: false });
+    const requests = (await svc.client.requests.get({ user_id: "ana" })).sessions;
+    expect(requests[0]!.requests[0]!.request).toMatchObject({
+      request_id: published.request_id,
+      source: "",
+      agent_version: "agent-v0",
+      evaluation_only: false,
+    });
   });
 
   test("drops empty interactions and discards unknown keys, naming both in the warnings", async () => {
-    const response = await publish({
+    const response = await rawPublish({
       user_id: "ben",
       session_id: "s-2",
       mood: "cheerful",
@@ -74,13 +82,13 @@ describe("publish_interaction", () => {
       "interaction_data_list[2]: unknown field(s) discarded: sentiment, lang",
       "interaction_data_list[1]: empty interaction dropped",
     ]);
-    const stored = (await svc.call("POST", "/api/get_interactions", { user_id: "ben" })).body.interactions;
-    expect(stored.map((i: any) => i.content)).toEqual(["me too", "keep me"]);
+    const stored = await interactionsOf("ben");
+    expect(stored.map((i) => i.content)).toEqual(["me too", "keep me"]);
     expect(stored[0]).not.toHaveProperty("sentiment");
   });
 
   test("coerces a tool's status to text and cuts it at 100 characters", async () => {
-    const response = await publish({
+    await publish({
       user_id: "cy",
       session_id: "s-3",
       interaction_data_list: [
@@ -96,9 +104,8 @@ describe("publish_interaction", () => {
         },
       ],
     });
-    expect(response.status).toBe(200);
-    const [stored] = (await svc.call("POST", "/api/get_interactions", { user_id: "cy" })).body.interactions;
-    expect(stored.tools_used).toEqual([
+    const [stored] = await interactionsOf("cy");
+    expect(stored!.tools_used).toEqual([
       { tool_name: "search", tool_data: { input: "q", latency_ms: 12 }, status: "true" },
       { tool_name: "fetch", tool_data: {}, status: "404" },
       { tool_name: "long", tool_data: {}, status: "x".repeat(100) },
@@ -108,9 +115,9 @@ describe("publish_interaction", () => {
 
   test("keeps only the digest of an exposure receipt, and whether this service issued it for the session", async () => {
     const [playbookId] = await addUserPlaybooks(svc, [{ user_id: "dee", trigger: "asks about shipping", content: "Quote the shipping address back" }]);
-    const search = await svc.call("POST", "/api/search", { query: "shipping", user_id: "dee", session_id: "s-4", entity_types: ["user_playbooks"] });
-    const receipt: string = search.body.user_playbooks[0].exposure_receipt;
-    const learned = (session: string) => ({
+    const search = await svc.client.search.unified({ query: "shipping", user_id: "dee", session_id: "s-4", entity_types: ["user_playbooks"] });
+    const receipt: string = search.user_playbooks[0]!.exposure_receipt;
+    const learned = (session: string): ClientInput<"interactions", "publish"> => ({
       user_id: "dee",
       session_id: session,
       interaction_data_list: [
@@ -121,20 +128,20 @@ describe("publish_interaction", () => {
             { kind: "user_playbook", learning_id: String(playbookId), exposure_receipt: receipt },
             { kind: "profile", learning_id: "p-1" },
           ],
-          citations: [{ kind: "user_playbook", learning_id: playbookId }],
+          citations: [{ kind: "user_playbook", learning_id: playbookId! }],
         },
       ],
     });
-    expect((await publish(learned("s-4"))).status).toBe(200);
-    expect((await publish(learned("another-session"))).status).toBe(200);
-    const [elsewhere, inSession] = (await svc.call("POST", "/api/get_interactions", { user_id: "dee" })).body.interactions;
+    await publish(learned("s-4"));
+    await publish(learned("another-session"));
+    const [elsewhere, inSession] = await interactionsOf("dee");
     const digest = new Bun.CryptoHasher("sha256").update(receipt).digest("hex");
-    expect(inSession.retrieved_learnings).toEqual([
+    expect(inSession!.retrieved_learnings).toEqual([
       { kind: "user_playbook", learning_id: String(playbookId), exposure_receipt_digest: digest, exposure_verified: true },
       { kind: "profile", learning_id: "p-1", exposure_receipt_digest: null, exposure_verified: false },
     ]);
-    expect(elsewhere.retrieved_learnings[0].exposure_verified).toBe(false);
-    expect(inSession.citations).toEqual([{ kind: "user_playbook", learning_id: String(playbookId) }]);
+    expect(elsewhere!.retrieved_learnings[0]!.exposure_verified).toBe(false);
+    expect(inSession!.citations).toEqual([{ kind: "user_playbook", learning_id: String(playbookId) }]);
     expect(JSON.stringify(inSession)).not.toContain(receipt);
   });
 
@@ -152,7 +159,10 @@ describe("publish_interaction", () => {
       { user_id: "ana", session_id: "s", interaction_data_list: [turn("hi"), { user_action: "click" }] },
       "interaction_data_list[1].user_action_description",
     );
-    await expectRefused({ user_id: "ana", session_id: "s", interaction_data_list: [{ user_action: "dance", user_action_description: "x" }] }, "interaction_data_list[0].user_action");
+    await expectRefused(
+      { user_id: "ana", session_id: "s", interaction_data_list: [{ user_action: "dance", user_action_description: "x" }] },
+      "interaction_data_list[0].user_action",
+    );
   });
 
   test("refuses image_encoding together with interacted_image_url, naming the index", async () => {
@@ -175,20 +185,32 @@ describe("publish_interaction", () => {
     for (const source of ["Web", "-web", "web app", "x".repeat(129), "café"]) {
       await expectRefused({ user_id: "ana", session_id: "s", source, interaction_data_list: [turn("hi")] }, "source");
     }
-    expect((await publish({ user_id: "ana", session_id: "s", source: "web.chat:v2-beta_1", interaction_data_list: [turn("hi")] })).status).toBe(200);
+    expect((await publish({ user_id: "ana", session_id: "s", source: "web.chat:v2-beta_1", interaction_data_list: [turn("hi")] })).success).toBe(true);
   });
 
   test("refuses evaluation_only together with force_extraction", async () => {
-    await expectRefused({ user_id: "ana", session_id: "s", evaluation_only: true, force_extraction: true, interaction_data_list: [turn("hi")] }, "force_extraction");
+    await expectRefused(
+      { user_id: "ana", session_id: "s", evaluation_only: true, force_extraction: true, interaction_data_list: [turn("hi")] },
+      "force_extraction",
+    );
   });
 
   test("refuses a retrieval experiment id without its arm and an arm without its id", async () => {
     await expectRefused({ user_id: "ana", session_id: "s", retrieval_experiment_id: "exp-1", interaction_data_list: [turn("hi")] }, "retrieval_experiment_arm");
-    await expectRefused({ user_id: "ana", session_id: "s", retrieval_experiment_arm: "treatment", interaction_data_list: [turn("hi")] }, "retrieval_experiment_id");
+    await expectRefused(
+      { user_id: "ana", session_id: "s", retrieval_experiment_arm: "treatment", interaction_data_list: [turn("hi")] },
+      "retrieval_experiment_id",
+    );
   });
 
   test("accepts an experiment arm only when it is the user's deterministic assignment in the active experiment", async () => {
-    const body = (id: string, arm: string) => ({ user_id: "eve", session_id: "s", retrieval_experiment_id: id, retrieval_experiment_arm: arm, interaction_data_list: [turn("hi")] });
+    const body = (id: string, arm: string) => ({
+      user_id: "eve",
+      session_id: "s",
+      retrieval_experiment_id: id,
+      retrieval_experiment_arm: arm,
+      interaction_data_list: [turn("hi")],
+    });
     await expectRefused(body("exp-1", "treatment"), "retrieval_experiment_id");
     await startRetrievalExperiment(svc.deps, LOCAL_SCOPE, { experiment_id: "exp-1", arm_split: 0.5 });
     const assigned = assignExperimentArm("exp-1", "eve", 0.5);
@@ -196,37 +218,39 @@ describe("publish_interaction", () => {
     await expectRefused(body("exp-1", other), "retrieval_experiment_arm");
     await expectRefused(body("exp-2", assigned), "retrieval_experiment_id");
     await expectRefused(body("exp-1", "control"), "retrieval_experiment_arm");
-    expect((await publish(body("exp-1", assigned))).status).toBe(200);
+    expect((await rawPublish(body("exp-1", assigned))).status).toBe(200);
   });
 
   test("takes wait_for_response from the query string; without a provider it answers 'deferred' and learning_status says what to configure", async () => {
     const started = performance.now();
-    const response = await publish({ user_id: "fay", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am vegan")] }, "?wait_for_response=true");
+    const response = await rawPublish(
+      { user_id: "fay", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am vegan")] },
+      "?wait_for_response=true",
+    );
     expect(response.status).toBe(200);
     expect(response.body.learning_status).toBe("deferred");
     expect(performance.now() - started).toBeLessThan(10_000);
-    const status = await svc.call("GET", `/api/learning_status?request_id=${response.body.request_id}`);
-    expect(status.body).toMatchObject({ success: true, status: "failed" });
-    expect(status.body.reason).toContain("LLM_PROVIDER");
+    const status = await svc.client.interactions.learningStatus({ request_id: response.body.request_id });
+    expect(status).toMatchObject({ success: true, status: "failed" });
+    expect(status.reason).toContain("LLM_PROVIDER");
   });
 
   test("evaluation-only requests are stored but not tracked for learning", async () => {
-    const response = await publish({ user_id: "gus", session_id: "s", evaluation_only: true, interaction_data_list: [turn("just judge me")] });
-    expect(response.status).toBe(200);
-    const status = await svc.call("GET", `/api/learning_status?request_id=${response.body.request_id}`);
-    expect(status.body.status).toBe("not_tracked");
-    expect((await svc.call("GET", "/api/learning_status?request_id=nope")).body.status).toBe("not_tracked");
+    const published = await publish({ user_id: "gus", session_id: "s", evaluation_only: true, interaction_data_list: [turn("just judge me")] });
+    expect((await svc.client.interactions.learningStatus({ request_id: published.request_id })).status).toBe("not_tracked");
+    expect((await svc.client.interactions.learningStatus({ request_id: "nope" })).status).toBe("not_tracked");
   });
 
   test("concurrent publishes for one user lose nothing and duplicate nothing", async () => {
-    const responses = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => publish({ user_id: "hal", session_id: `s-${i % 3}`, interaction_data_list: [turn(`message ${i} a`), turn(`message ${i} b`)] })),
+    const published = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        publish({ user_id: "hal", session_id: `s-${i % 3}`, interaction_data_list: [turn(`message ${i} a`), turn(`message ${i} b`)] }),
+      ),
     );
-    expect(responses.every((r) => r.status === 200)).toBe(true);
-    expect(new Set(responses.map((r) => r.body.request_id)).size).toBe(16);
-    const stored = (await svc.call("POST", "/api/get_interactions", { user_id: "hal", top_k: 100 })).body.interactions;
+    expect(new Set(published.map((r) => r.request_id)).size).toBe(16);
+    const stored = await interactionsOf("hal", 100);
     expect(stored.length).toBe(32);
-    expect(new Set(stored.map((i: any) => i.content)).size).toBe(32);
+    expect(new Set(stored.map((i) => i.content)).size).toBe(32);
     const positions = (await svc.db.query<{ seq: number }>("SELECT seq FROM interactions WHERE user_id = 'hal' ORDER BY seq")).map((r) => r.seq);
     expect(positions).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
   });

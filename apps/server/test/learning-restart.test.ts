@@ -3,11 +3,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testMode } from "../../../test/support/database.ts";
-import { startFakeLlmServer, type FakeLlmReply, type FakeLlmRequest } from "../../../test/support/llm-server.ts";
+import { type FakeLlmReply, type FakeLlmRequest, startFakeLlmServer } from "../../../test/support/llm-server.ts";
 import { scriptedReply } from "../../../test/support/scripted-llm.ts";
+import { randomPort, spawnServer, until } from "../../../test/support/server-process.ts";
 
-const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
-const ROOT = new URL("../../../", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "als-restart-"));
 
 /** While set, profile extraction hangs until it resolves: a window caught in the middle. */
@@ -21,41 +20,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function startServer(port: number) {
-  return Bun.spawn(["bun", MAIN], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LLM_PROVIDER: "openai-compatible",
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_MODEL: "scripted-model",
-      LOG_LEVEL: "error",
-    },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, deadlineMs: number): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      if (Date.now() > end) throw error;
-    }
-    if (Date.now() > end) throw new Error("timed out");
-    await Bun.sleep(100);
-  }
-}
+const startServer = (port: number) =>
+  spawnServer(port, { DATA_DIR: dataDir, LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: llm.baseUrl, LLM_MODEL: "scripted-model" });
 
 // The embedded mode's process is both API and worker: killing it mid-window is killing the worker.
 describe.skipIf(testMode !== "embedded")("the embedded reconciler across a crash", () => {
   test("a window interrupted by killing the process is completed exactly once after restart", async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = randomPort();
     const url = `http://127.0.0.1:${port}`;
     let release!: () => void;
     gate = new Promise((resolve) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { addAgentPlaybooks, addUserPlaybooks, expectReformulationRefused, expectSearchRejections, INVALID_SEARCHES } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -15,8 +16,27 @@ beforeAll(async () => {
   ]);
   t0 = svc.clock.now;
   const playbooks: [string, object][] = [
-    ["refund", { trigger: "a customer asks to get their money back", content: "Check the purchase date, then issue a refund", source_user_playbook_ids: [fromChat, fromEmail], playbook_status: "APPROVED", tags: ["billing"] }],
-    ["spanish", { trigger: "the user writes in Spanish", content: "Reply in Spanish", source_user_playbook_ids: [alsoEmail], playbook_status: "APPROVED", agent_version: "v2", tags: ["language"] }],
+    [
+      "refund",
+      {
+        trigger: "a customer asks to get their money back",
+        content: "Check the purchase date, then issue a refund",
+        source_user_playbook_ids: [fromChat, fromEmail],
+        playbook_status: "APPROVED",
+        tags: ["billing"],
+      },
+    ],
+    [
+      "spanish",
+      {
+        trigger: "the user writes in Spanish",
+        content: "Reply in Spanish",
+        source_user_playbook_ids: [alsoEmail],
+        playbook_status: "APPROVED",
+        agent_version: "v2",
+        tags: ["language"],
+      },
+    ],
     ["outage", { trigger: "the service is down", content: "Share the status page link", playbook_name: "incidents", playbook_status: "PENDING" }],
     ["draft", { trigger: "the user wants a discount", content: "Offer ten percent off", status: "PENDING", playbook_status: "REJECTED", tags: ["billing"] }],
     ["old", { trigger: "a question about shipping", content: "Quote five business days", status: "ARCHIVED", playbook_status: "APPROVED" }],
@@ -28,20 +48,21 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-const search = (body: object) => svc.call("POST", "/api/search_agent_playbooks", body);
-const ids = (response: { body: { agent_playbooks: { agent_playbook_id: number }[] } }) => response.body.agent_playbooks.map((p) => p.agent_playbook_id);
+const search = (input: ClientInput<"agentPlaybooks", "search">) => svc.client.agentPlaybooks.search(input);
+/** The raw request, for the shared checks of refusals (bodies the typed client would not compile). */
+const rawSearch = (body: object) => svc.call("POST", "/api/search_agent_playbooks", body);
+const ids = (result: { agent_playbooks: { agent_playbook_id: number }[] }) => result.agent_playbooks.map((p) => p.agent_playbook_id);
 const sorted = (values: (number | undefined)[]) => [...values].sort((a, b) => a! - b!);
 // Similarity floor 0: every seeded playbook is at least slightly similar to the queries used with it.
-const anyMatch = { search_mode: "vector", threshold: 0 };
+const anyMatch = { search_mode: "vector", threshold: 0 } as const;
 
 describe("search_agent_playbooks", () => {
   test("a semantic query finds a playbook that shares no word with it", async () => {
-    for (const search_mode of ["vector", "hybrid"]) {
-      const response = await search({ query: "client demands reimbursement", search_mode, top_k: 1 });
-      expect(response.status).toBe(200);
-      expect(response.body.success).toBe(true);
-      expect(ids(response)).toEqual([id.refund!]);
-      expect(response.body.agent_playbooks[0].source_user_playbook_ids).toHaveLength(2);
+    for (const search_mode of ["vector", "hybrid"] as const) {
+      const result = await search({ query: "client demands reimbursement", search_mode, top_k: 1 });
+      expect(result.success).toBe(true);
+      expect(ids(result)).toEqual([id.refund!]);
+      expect(result.agent_playbooks[0]!.source_user_playbook_ids).toHaveLength(2);
     }
   });
   test("fts matches words; hybrid is the default", async () => {
@@ -56,7 +77,9 @@ describe("search_agent_playbooks", () => {
   });
   test("playbook_status_filter is off unless given; it takes one status or a list, in any letter case", async () => {
     expect(ids(await search({ query: "customer", ...anyMatch, playbook_status_filter: "rejected" }))).toEqual([id.draft!]);
-    expect(sorted(ids(await search({ query: "customer", ...anyMatch, playbook_status_filter: ["Pending", "REJECTED"] })))).toEqual(sorted([id.outage, id.draft]));
+    expect(sorted(ids(await search({ query: "customer", ...anyMatch, playbook_status_filter: ["Pending", "REJECTED"] })))).toEqual(
+      sorted([id.outage, id.draft]),
+    );
   });
   test("source matches when at least one linked source user playbook has it; empty disables", async () => {
     expect(ids(await search({ query: "customer", ...anyMatch, source: "chat" }))).toEqual([id.refund!]);
@@ -77,7 +100,10 @@ describe("search_agent_playbooks", () => {
     expect(sorted(ids(await search({ query: "customer", ...anyMatch, start_time: t0 + 60, end_time: t0 + 120 })))).toEqual(sorted([id.spanish, id.outage]));
   });
   test("top_k caps results at 10 by default; without a query the newest come back", async () => {
-    await addAgentPlaybooks(svc, Array.from({ length: 12 }, (_, i) => ({ content: `house rule ${i}`, playbook_name: "rules" })));
+    await addAgentPlaybooks(
+      svc,
+      Array.from({ length: 12 }, (_, i) => ({ content: `house rule ${i}`, playbook_name: "rules" })),
+    );
     expect(ids(await search({ query: "rule", ...anyMatch, playbook_name: "rules" })).length).toBe(10);
     expect(ids(await search({ query: "rule", ...anyMatch, playbook_name: "rules", top_k: 4 })).length).toBe(4);
     expect(ids(await search({ top_k: 2, tags: ["billing", "language"] }))).toEqual([id.draft!, id.spanish!]);
@@ -85,9 +111,9 @@ describe("search_agent_playbooks", () => {
   test("threshold bounds the vector arm", async () => {
     expect(ids(await search({ query: "refund", search_mode: "vector", threshold: 0.99 }))).toEqual([]);
   });
-  test("enable_reformulation is refused clearly while no LLM is available", () => expectReformulationRefused(search));
+  test("enable_reformulation is refused clearly while no LLM is available", () => expectReformulationRefused(rawSearch));
   test("422 for every invalid option, naming the field", () =>
-    expectSearchRejections(search, [
+    expectSearchRejections(rawSearch, [
       ...INVALID_SEARCHES,
       [{ query: "x", user_id: "" }, "user_id"],
       [{ query: "x", playbook_status_filter: ["current"] }, "playbook_status_filter[0]"],

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { addAgentPlaybooks, addUserPlaybooks, expectRejected } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -14,16 +15,15 @@ beforeAll(async () => {
 afterAll(() => svc.close());
 
 const ANY_APPROVAL = ["PENDING", "APPROVED", "REJECTED"];
-const get = (body: object) => svc.call("POST", "/api/get_agent_playbooks", body);
-const ids = (response: { body: { agent_playbooks: { agent_playbook_id: number }[] } }) => response.body.agent_playbooks.map((p) => p.agent_playbook_id);
-const getOne = async (id: number) => (await get({ agent_playbook_id: id, playbook_status_filter: ANY_APPROVAL })).body.agent_playbooks[0];
+const get = (input: ClientInput<"agentPlaybooks", "get">) => svc.client.agentPlaybooks.get(input);
+const ids = (result: { agent_playbooks: { agent_playbook_id: number }[] }) => result.agent_playbooks.map((p) => p.agent_playbook_id);
+const getOne = async (id: number) => (await get({ agent_playbook_id: id, playbook_status_filter: ANY_APPROVAL })).agent_playbooks[0];
 
 describe("add_agent_playbook", () => {
   test("defaults: PENDING approval, empty metadata object, CURRENT, no sources", async () => {
-    const response = await svc.call("POST", "/api/add_agent_playbook", { agent_playbooks: [{ trigger: "a churn risk", content: "Offer a retention deal" }] });
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ success: true, added_count: 1 });
-    const [id] = response.body.agent_playbook_ids;
+    const added = await svc.client.agentPlaybooks.add({ agent_playbooks: [{ trigger: "a churn risk", content: "Offer a retention deal" }] });
+    expect(added).toMatchObject({ success: true, added_count: 1 });
+    const id = added.agent_playbook_ids[0]!;
     expect(await getOne(id)).toEqual({
       agent_playbook_id: id,
       agent_version: "agent-v0",
@@ -69,17 +69,17 @@ describe("add_agent_playbook", () => {
   });
 
   test("parallel adds with links lose nothing", async () => {
-    const responses = await Promise.all(
+    const added = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        svc.call("POST", "/api/add_agent_playbook", {
-          agent_playbooks: [{ content: `parallel rule ${i}`, playbook_name: "parallel", source_user_playbook_ids: [sources[i % 2]] }],
+        svc.client.agentPlaybooks.add({
+          agent_playbooks: [{ content: `parallel rule ${i}`, playbook_name: "parallel", source_user_playbook_ids: [sources[i % 2]!] }],
         }),
       ),
     );
-    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(added).toHaveLength(12);
     const stored = await get({ playbook_name: "parallel", playbook_status_filter: ANY_APPROVAL });
-    expect(stored.body.agent_playbooks).toHaveLength(12);
-    expect(stored.body.agent_playbooks.every((p: any) => p.source_user_playbook_ids.length === 1)).toBe(true);
+    expect(stored.agent_playbooks).toHaveLength(12);
+    expect(stored.agent_playbooks.every((p) => p.source_user_playbook_ids.length === 1)).toBe(true);
   });
 
   describe("validation (422 naming the field or list index, nothing stored)", () => {
@@ -90,17 +90,22 @@ describe("add_agent_playbook", () => {
     });
     test("neither content nor trigger", () => add({ agent_playbooks: [{ content: "ok" }, { rationale: "why" }] }, "agent_playbooks[1].content"));
     test.each([["[1, 2]"], ["not json"], ["42"], ["null"], ['"text"'], [""]])("playbook_metadata %j is not JSON object text", (metadata) =>
-      add({ agent_playbooks: [{ content: "x", playbook_metadata: metadata }] }, "agent_playbooks[0].playbook_metadata").then(() => {}),
-    );
+      add({ agent_playbooks: [{ content: "x", playbook_metadata: metadata }] }, "agent_playbooks[0].playbook_metadata").then(() => {}));
     test("playbook_metadata as an object rather than its text", () =>
       add({ agent_playbooks: [{ content: "x", playbook_metadata: { a: 1 } }] }, "agent_playbooks[0].playbook_metadata"));
-    test("playbook_status outside the enumeration", () => add({ agent_playbooks: [{ content: "x", playbook_status: "CURRENT" }] }, "agent_playbooks[0].playbook_status"));
+    test("playbook_status outside the enumeration", () =>
+      add({ agent_playbooks: [{ content: "x", playbook_status: "CURRENT" }] }, "agent_playbooks[0].playbook_status"));
     test("status outside the enumeration", () => add({ agent_playbooks: [{ content: "x", status: "APPROVED" }] }, "agent_playbooks[0].status"));
     test("source ids that are not positive integers", () =>
       add({ agent_playbooks: [{ content: "x", source_user_playbook_ids: [1, "2"] }] }, "agent_playbooks[0].source_user_playbook_ids[1]"));
     test("unknown source user playbook ids name their list index; nothing of the batch is stored", async () => {
       const body = await add(
-        { agent_playbooks: [{ content: "fine", source_user_playbook_ids: [sources[0]] }, { content: "x", source_user_playbook_ids: [sources[1], 987654] }] },
+        {
+          agent_playbooks: [
+            { content: "fine", source_user_playbook_ids: [sources[0]] },
+            { content: "x", source_user_playbook_ids: [sources[1], 987654] },
+          ],
+        },
         "agent_playbooks[1].source_user_playbook_ids[1]",
       );
       expect(body.message).toContain("987654");
@@ -128,10 +133,9 @@ describe("get_agent_playbooks", () => {
   });
 
   test("unfiltered reads return APPROVED playbooks of every status, newest first", async () => {
-    const response = await get({ playbook_name: "g" });
-    expect(response.status).toBe(200);
-    expect(response.body.success).toBe(true);
-    expect(ids(response)).toEqual([id.archived!, id.approved!]);
+    const result = await get({ playbook_name: "g" });
+    expect(result.success).toBe(true);
+    expect(ids(result)).toEqual([id.archived!, id.approved!]);
   });
   test("playbook_status_filter takes one status or a list, in any letter case", async () => {
     expect(ids(await get({ playbook_name: "g", playbook_status_filter: "rejected" }))).toEqual([id.rejected!]);
@@ -160,7 +164,7 @@ describe("get_agent_playbooks", () => {
     [{ force_refresh: "yes" }, "force_refresh"],
     [{ start_time: 5, end_time: 5 }, "end_time"],
   ])("422 for %j names %s", async (body, field) => {
-    const response = await get(body);
+    const response = await svc.call("POST", "/api/get_agent_playbooks", body);
     expect(response.status).toBe(422);
     expect(response.body.message).toContain(field);
   });
@@ -173,14 +177,13 @@ describe("update_agent_playbook and update_agent_playbook_status", () => {
       { content: "Share the status page during outages", tags: ["t"] },
     ]);
     svc.clock.now += 30;
-    const response = await svc.call("PUT", "/api/update_agent_playbook", {
-      agent_playbook_id: edited,
+    const updated = await svc.client.agentPlaybooks.update({
+      agent_playbook_id: edited!,
       content: "Suggest a hiking trail in the mountains",
       playbook_status: "approved",
       rationale: "seasonal",
     });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, message: `Updated agent playbook ${edited}` });
+    expect(updated).toEqual({ success: true, message: `Updated agent playbook ${edited}` });
     expect(await getOne(edited!)).toMatchObject({
       trigger: "slow replies",
       content: "Suggest a hiking trail in the mountains",
@@ -190,18 +193,20 @@ describe("update_agent_playbook and update_agent_playbook_status", () => {
       last_modified_timestamp: svc.clock.now,
     });
     const nearest = async (query: string) =>
-      (await svc.call("POST", "/api/search_agent_playbooks", { query, search_mode: "vector", threshold: 0, top_k: 1, tags: ["t"] })).body.agent_playbooks[0]
-        ?.agent_playbook_id;
+      (await svc.client.agentPlaybooks.search({ query, search_mode: "vector", threshold: 0, top_k: 1, tags: ["t"] })).agent_playbooks[0]?.agent_playbook_id;
     expect(await nearest("outdoor walking in nature")).toBe(edited);
     expect(await nearest("the website is down")).toBe(other);
   });
   test("update_agent_playbook_status sets each approval state, in any letter case", async () => {
     const [id] = await addAgentPlaybooks(svc, [{ content: "Confirm the address" }]);
-    for (const [sent, stored] of [["approved", "APPROVED"], ["Rejected", "REJECTED"], ["PENDING", "PENDING"]]) {
-      const response = await svc.call("PUT", "/api/update_agent_playbook_status", { agent_playbook_id: id, playbook_status: sent });
-      expect(response.status).toBe(200);
-      expect(response.body).toEqual({ success: true, message: `Agent playbook ${id} is now ${stored}` });
-      expect((await getOne(id!)).playbook_status).toBe(stored);
+    for (const [sent, stored] of [
+      ["approved", "APPROVED"],
+      ["Rejected", "REJECTED"],
+      ["PENDING", "PENDING"],
+    ] as const) {
+      const updated = await svc.client.agentPlaybooks.updateStatus({ agent_playbook_id: id!, playbook_status: sent });
+      expect(updated).toEqual({ success: true, message: `Agent playbook ${id} is now ${stored}` });
+      expect((await getOne(id!))!.playbook_status).toBe(stored);
     }
   });
   test("unknown ids answer 404", async () => {
@@ -231,20 +236,20 @@ describe("update_agent_playbook and update_agent_playbook_status", () => {
 describe("delete_agent_playbook and links", () => {
   test("deleting an agent playbook keeps its sources; a second delete answers 404", async () => {
     const [id] = await addAgentPlaybooks(svc, [{ content: "temporary", source_user_playbook_ids: [sources[0]] }]);
-    const response = await svc.call("DELETE", "/api/delete_agent_playbook", { agent_playbook_id: id });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, message: `Deleted agent playbook ${id}` });
+    expect(await svc.client.agentPlaybooks.delete({ agent_playbook_id: id! })).toEqual({ success: true, message: `Deleted agent playbook ${id}` });
     expect(await getOne(id!)).toBeUndefined();
-    expect((await svc.call("POST", "/api/get_user_playbooks", { user_playbook_id: sources[0] })).body.user_playbooks).toHaveLength(1);
-    const again = await svc.call("DELETE", "/api/delete_agent_playbook", { agent_playbook_id: id });
-    expect(again.status).toBe(404);
-    expect(again.body.detail).toBe(`agent playbook ${id} not found`);
+    expect((await svc.client.userPlaybooks.get({ user_playbook_id: sources[0]! })).user_playbooks).toHaveLength(1);
+    await expect(svc.client.agentPlaybooks.delete({ agent_playbook_id: id! })).rejects.toMatchObject({
+      status: 404,
+      code: "not_found",
+      message: `agent playbook ${id} not found`,
+    });
   });
   test("deleting a source user playbook unlinks it; the agent playbook stays", async () => {
     const [source] = await addUserPlaybooks(svc, [{ user_id: "cleo", content: "Use emoji sparingly" }]);
     const [id] = await addAgentPlaybooks(svc, [{ content: "Keep emoji rare", source_user_playbook_ids: [source, sources[1]] }]);
-    await svc.call("DELETE", "/api/delete_user_playbook", { user_playbook_id: source });
-    expect((await getOne(id!)).source_user_playbook_ids).toEqual([sources[1]]);
+    await svc.client.userPlaybooks.delete({ user_playbook_id: source! });
+    expect((await getOne(id!))!.source_user_playbook_ids).toEqual([sources[1]!]);
   });
   test("422 without an integer id", () => expectRejected(svc, "DELETE", "/api/delete_agent_playbook", { agent_playbook_id: "1" }, "agent_playbook_id"));
 });

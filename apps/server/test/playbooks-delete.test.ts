@@ -20,26 +20,24 @@ beforeEach(async () => {
 });
 afterAll(() => svc?.close());
 
-const remainingUsers = async () =>
-  (await svc!.call("POST", "/api/get_user_playbooks", {})).body.user_playbooks.map((p: any) => p.user_playbook_id).sort((a: number, b: number) => a - b);
+const remainingUsers = async () => (await svc!.client.userPlaybooks.get({})).user_playbooks.map((p) => p.user_playbook_id).sort((a, b) => a - b);
 const remainingAgents = async () =>
-  (await svc!.call("POST", "/api/get_agent_playbooks", { playbook_status_filter: ["PENDING", "APPROVED", "REJECTED"] })).body.agent_playbooks.map((p: any) => ({
+  (await svc!.client.agentPlaybooks.get({ playbook_status_filter: ["PENDING", "APPROVED", "REJECTED"] })).agent_playbooks.map((p) => ({
     id: p.agent_playbook_id,
     sources: p.source_user_playbook_ids,
   }));
 
 describe("delete by ids", () => {
   test("delete_user_playbooks_by_ids counts only what existed", async () => {
-    const response = await svc!.call("DELETE", "/api/delete_user_playbooks_by_ids", { user_playbook_ids: [users[0], users[1], 99999] });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, deleted_count: 2, message: "Deleted 2 item(s)" });
-    expect(await remainingUsers()).toEqual([users[2]]);
-    expect((await remainingAgents()).find((a: any) => a.id === agents[0])).toEqual({ id: agents[0], sources: [] });
+    const deleted = await svc!.client.userPlaybooks.deleteByIds({ user_playbook_ids: [users[0]!, users[1]!, 99999] });
+    expect(deleted).toEqual({ success: true, deleted_count: 2, message: "Deleted 2 item(s)" });
+    expect(await remainingUsers()).toEqual([users[2]!]);
+    expect((await remainingAgents()).find((a) => a.id === agents[0])).toEqual({ id: agents[0]!, sources: [] });
   });
   test("delete_agent_playbooks_by_ids counts only what existed and keeps the sources", async () => {
-    const response = await svc!.call("DELETE", "/api/delete_agent_playbooks_by_ids", { agent_playbook_ids: [agents[1], 99999] });
-    expect(response.body).toEqual({ success: true, deleted_count: 1, message: "Deleted 1 item(s)" });
-    expect((await remainingAgents()).map((a: any) => a.id)).toEqual([agents[0]]);
+    const deleted = await svc!.client.agentPlaybooks.deleteByIds({ agent_playbook_ids: [agents[1]!, 99999] });
+    expect(deleted).toEqual({ success: true, deleted_count: 1, message: "Deleted 1 item(s)" });
+    expect((await remainingAgents()).map((a) => a.id)).toEqual([agents[0]!]);
     expect(await remainingUsers()).toEqual(users);
   });
   test.each([
@@ -53,30 +51,27 @@ describe("delete by ids", () => {
 
 describe("delete all", () => {
   test("delete_all_user_playbooks removes every status; agent playbooks stay, unlinked", async () => {
-    const response = await svc!.call("DELETE", "/api/delete_all_user_playbooks");
-    expect(response.body).toEqual({ success: true, deleted_count: 3, message: "Deleted 3 item(s)" });
+    expect(await svc!.client.userPlaybooks.deleteAll()).toEqual({ success: true, deleted_count: 3, message: "Deleted 3 item(s)" });
     expect(await remainingUsers()).toEqual([]);
     expect(await remainingAgents()).toEqual([
-      { id: agents[1], sources: [] },
-      { id: agents[0], sources: [] },
+      { id: agents[1]!, sources: [] },
+      { id: agents[0]!, sources: [] },
     ]);
   });
   test("delete_all_agent_playbooks removes every approval state; user playbooks stay", async () => {
-    const response = await svc!.call("DELETE", "/api/delete_all_agent_playbooks");
-    expect(response.body).toEqual({ success: true, deleted_count: 2, message: "Deleted 2 item(s)" });
+    expect(await svc!.client.agentPlaybooks.deleteAll()).toEqual({ success: true, deleted_count: 2, message: "Deleted 2 item(s)" });
     expect(await remainingAgents()).toEqual([]);
     expect(await remainingUsers()).toEqual(users);
   });
   test("delete_all_playbooks removes user and agent playbooks and counts both", async () => {
-    const response = await svc!.call("DELETE", "/api/delete_all_playbooks");
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, deleted_count: 5, message: "Deleted 5 item(s)" });
+    expect(await svc!.client.playbooks.deleteAll()).toEqual({ success: true, deleted_count: 5, message: "Deleted 5 item(s)" });
     expect(await remainingUsers()).toEqual([]);
     expect(await remainingAgents()).toEqual([]);
-    expect((await svc!.call("DELETE", "/api/delete_all_playbooks")).body.deleted_count).toBe(0);
+    expect((await svc!.client.playbooks.deleteAll()).deleted_count).toBe(0);
   });
-  test.each([["/api/delete_all_user_playbooks"], ["/api/delete_all_agent_playbooks"], ["/api/delete_all_playbooks"]])(
-    "%s rejects a body with fields and deletes nothing",
-    (path) => expectRejected(svc!, "DELETE", path, { user_id: "lea" }, "user_id").then(() => {}),
-  );
+  test.each([
+    ["/api/delete_all_user_playbooks"],
+    ["/api/delete_all_agent_playbooks"],
+    ["/api/delete_all_playbooks"],
+  ])("%s rejects a body with fields and deletes nothing", (path) => expectRejected(svc!, "DELETE", path, { user_id: "lea" }, "user_id").then(() => {}));
 });

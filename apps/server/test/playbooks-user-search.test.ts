@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { addUserPlaybooks, expectReformulationRefused, expectSearchRejections, INVALID_SEARCHES } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -10,9 +11,20 @@ beforeAll(async () => {
   svc = await startTestService();
   t0 = svc.clock.now;
   const playbooks: [string, object][] = [
-    ["refund", { trigger: "the customer asks to get their money back", content: "Check the purchase date and issue a refund within 30 days", source: "chat", tags: ["billing"] }],
+    [
+      "refund",
+      {
+        trigger: "the customer asks to get their money back",
+        content: "Check the purchase date and issue a refund within 30 days",
+        source: "chat",
+        tags: ["billing"],
+      },
+    ],
     ["french", { trigger: "the user writes in French", content: "Reply in French", source: "email", tags: ["language"], agent_version: "v2" }],
-    ["apology", { trigger: "the user is angry", content: "Apologise once, then fix the problem", rationale: "Grovelling wastes their patience", playbook_name: "tone" }],
+    [
+      "apology",
+      { trigger: "the user is angry", content: "Apologise once, then fix the problem", rationale: "Grovelling wastes their patience", playbook_name: "tone" },
+    ],
     ["code", { trigger: "a programming question", content: "Give a runnable code example", tags: ["dev", "format"], status: "PENDING" }],
     ["old", { trigger: "the user asks about shipping", content: "Quote five business days", status: "ARCHIVED", source: "chat" }],
   ];
@@ -24,18 +36,19 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-const search = (body: object) => svc.call("POST", "/api/search_user_playbooks", body);
-const ids = (response: { body: { user_playbooks: { user_playbook_id: number }[] } }) => response.body.user_playbooks.map((p) => p.user_playbook_id);
+const search = (input: ClientInput<"userPlaybooks", "search">) => svc.client.userPlaybooks.search(input);
+/** The raw request, for the shared checks of refusals (bodies the typed client would not compile). */
+const rawSearch = (body: object) => svc.call("POST", "/api/search_user_playbooks", body);
+const ids = (result: { user_playbooks: { user_playbook_id: number }[] }) => result.user_playbooks.map((p) => p.user_playbook_id);
 // Similarity floor 0: every seeded playbook is at least slightly similar to the queries used with it.
-const anyMatch = { search_mode: "vector", threshold: 0 };
+const anyMatch = { search_mode: "vector", threshold: 0 } as const;
 
 describe("search_user_playbooks", () => {
   test("a semantic query finds a playbook that shares no word with it", async () => {
-    for (const search_mode of ["vector", "hybrid"]) {
-      const response = await search({ user_id: "una", query: "client wants reimbursement", search_mode, top_k: 1 });
-      expect(response.status).toBe(200);
-      expect(response.body.success).toBe(true);
-      expect(ids(response)).toEqual([id.refund!]);
+    for (const search_mode of ["vector", "hybrid"] as const) {
+      const result = await search({ user_id: "una", query: "client wants reimbursement", search_mode, top_k: 1 });
+      expect(result.success).toBe(true);
+      expect(ids(result)).toEqual([id.refund!]);
     }
   });
   test("fts matches stemmed words of trigger, content and rationale, and nothing without a shared word", async () => {
@@ -72,23 +85,25 @@ describe("search_user_playbooks", () => {
     expect(ids(await search({ query: "refund", search_mode: "vector", threshold: 0 })).length).toBe(5);
   });
   test("top_k caps results at 10 by default; without a query the newest come back", async () => {
-    await addUserPlaybooks(svc, Array.from({ length: 12 }, (_, i) => ({ user_id: "wes", content: `tip number ${i}` })));
+    await addUserPlaybooks(
+      svc,
+      Array.from({ length: 12 }, (_, i) => ({ user_id: "wes", content: `tip number ${i}` })),
+    );
     expect(ids(await search({ user_id: "wes", query: "tip", ...anyMatch })).length).toBe(10);
     expect(ids(await search({ user_id: "wes", query: "tip", ...anyMatch, top_k: 3 })).length).toBe(3);
     expect(ids(await search({ user_id: "una", top_k: 2 }))).toEqual([id.code!, id.apology!]);
   });
   test("request_id and session_id are correlation only, never filters", async () => {
-    const response = await search({ user_id: "una", query: "refund", request_id: "req-1", session_id: "sess-1", top_k: 1 });
-    expect(ids(response)).toEqual([id.refund!]);
+    expect(ids(await search({ user_id: "una", query: "refund", request_id: "req-1", session_id: "sess-1", top_k: 1 }))).toEqual([id.refund!]);
   });
-  test("enable_reformulation is refused clearly while no LLM is available", () => expectReformulationRefused(search));
+  test("enable_reformulation is refused clearly while no LLM is available", () => expectReformulationRefused(rawSearch));
   test("422 for every invalid option, naming the field", () =>
-    expectSearchRejections(search, [
+    expectSearchRejections(rawSearch, [
       ...INVALID_SEARCHES,
       [{ query: "x", request_id: "r".repeat(256) }, "request_id"],
       [{ query: "x", session_id: "s".repeat(256) }, "session_id"],
     ]));
   test("top_k 100 is the upper bound that is accepted", async () => {
-    expect((await search({ query: "x", top_k: 100 })).status).toBe(200);
+    expect((await search({ query: "x", top_k: 100 })).success).toBe(true);
   });
 });

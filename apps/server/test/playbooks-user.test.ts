@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { addUserPlaybooks, expectRejected } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -8,21 +9,20 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-const get = (body: object) => svc.call("POST", "/api/get_user_playbooks", body);
-const ids = (response: { body: { user_playbooks: { user_playbook_id: number }[] } }) => response.body.user_playbooks.map((p) => p.user_playbook_id);
-const getOne = async (id: number) => (await get({ user_playbook_id: id })).body.user_playbooks[0];
+const get = (input: ClientInput<"userPlaybooks", "get">) => svc.client.userPlaybooks.get(input);
+const ids = (result: { user_playbooks: { user_playbook_id: number }[] }) => result.user_playbooks.map((p) => p.user_playbook_id);
+const getOne = async (id: number) => (await get({ user_playbook_id: id })).user_playbooks[0];
 
 describe("add_user_playbook", () => {
   test("user_id and content suffice; defaults are filled and ids come back in input order", async () => {
-    const response = await svc.call("POST", "/api/add_user_playbook", {
+    const added = await svc.client.userPlaybooks.add({
       user_playbooks: [
         { user_id: "ada", content: "Answer with a short summary first" },
         { user_id: "ada", trigger: "the user pastes a stack trace" },
       ],
     });
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ success: true, added_count: 2 });
-    const [first, second] = response.body.user_playbook_ids;
+    expect(added).toMatchObject({ success: true, added_count: 2 });
+    const [first, second] = added.user_playbook_ids as [number, number];
     expect(second).toBeGreaterThan(first);
     expect(await getOne(first)).toEqual({
       user_playbook_id: first,
@@ -69,9 +69,9 @@ describe("add_user_playbook", () => {
   });
 
   test("parallel adds lose nothing and duplicate no id", async () => {
-    const responses = await Promise.all(
+    const added = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
-        svc.call("POST", "/api/add_user_playbook", {
+        svc.client.userPlaybooks.add({
           user_playbooks: [
             { user_id: "parallel", content: `parallel guidance ${i}a` },
             { user_id: "parallel", content: `parallel guidance ${i}b` },
@@ -79,8 +79,8 @@ describe("add_user_playbook", () => {
         }),
       ),
     );
-    expect(responses.every((r) => r.status === 200)).toBe(true);
-    const returned = responses.flatMap((r) => r.body.user_playbook_ids);
+    expect(added).toHaveLength(16);
+    const returned = added.flatMap((result) => result.user_playbook_ids);
     expect(new Set(returned).size).toBe(32);
     const stored = await get({ user_id: "parallel" });
     expect(ids(stored).sort()).toEqual(returned.sort());
@@ -91,14 +91,23 @@ describe("add_user_playbook", () => {
     test("user_playbooks missing", () => add({}, "user_playbooks"));
     test("user_playbooks empty", () => add({ user_playbooks: [] }, "user_playbooks"));
     test("neither content nor trigger names the list index", async () => {
-      const body = await add({ user_playbooks: [{ user_id: "u", content: "fine" }, { user_id: "u", rationale: "why" }] }, "user_playbooks[1].content");
+      const body = await add(
+        {
+          user_playbooks: [
+            { user_id: "u", content: "fine" },
+            { user_id: "u", rationale: "why" },
+          ],
+        },
+        "user_playbooks[1].content",
+      );
       expect(body.message).toContain("content or trigger");
       expect(body.detail[0].loc).toEqual(["body", "user_playbooks", 1, "content"]);
     });
     test("blank content and trigger", () => add({ user_playbooks: [{ user_id: "u", content: "  ", trigger: "\n" }] }, "user_playbooks[0].content"));
     test("user_id missing", () => add({ user_playbooks: [{ content: "x" }] }, "user_playbooks[0].user_id"));
     test("user_id over 255 characters", () => add({ user_playbooks: [{ user_id: "u".repeat(256), content: "x" }] }, "user_playbooks[0].user_id"));
-    test("request_id over 255 characters", () => add({ user_playbooks: [{ user_id: "u", content: "x", request_id: "r".repeat(256) }] }, "user_playbooks[0].request_id"));
+    test("request_id over 255 characters", () =>
+      add({ user_playbooks: [{ user_id: "u", content: "x", request_id: "r".repeat(256) }] }, "user_playbooks[0].request_id"));
     test("agent_version empty", () => add({ user_playbooks: [{ user_id: "u", content: "x", agent_version: "" }] }, "user_playbooks[0].agent_version"));
     test("status outside the enumeration", () => add({ user_playbooks: [{ user_id: "u", content: "x", status: "APPROVED" }] }, "user_playbooks[0].status"));
     test("source breaking the pattern", () => add({ user_playbooks: [{ user_id: "u", content: "x", source: "Web Chat" }] }, "user_playbooks[0].source"));
@@ -120,17 +129,23 @@ describe("get_user_playbooks", () => {
       return id!;
     };
     p1 = await addAt({ user_id: "bea", request_id: "r1", playbook_name: "format", trigger: "long answers", content: "Use BULLET points", tags: ["format"] });
-    p2 = await addAt({ user_id: "bea", request_id: "r2", agent_version: "v2", content: "Cite the docs page", rationale: "Bea checks sources", tags: ["sources"] });
+    p2 = await addAt({
+      user_id: "bea",
+      request_id: "r2",
+      agent_version: "v2",
+      content: "Cite the docs page",
+      rationale: "Bea checks sources",
+      tags: ["sources"],
+    });
     p3 = await addAt({ user_id: "bea", content: "Prefer metric units", status: "archived", tags: ["units", "format"] });
     p4 = await addAt({ user_id: "cal", content: "Greet Cal by name", status: "PENDING", source: "crm" });
     p5 = await addAt({ user_id: "cal", trigger: "Cal asks about pricing", content: "Link the pricing page", playbook_name: "format" });
   });
 
   test("every status unless filtered, newest first", async () => {
-    const response = await get({ user_id: "bea" });
-    expect(response.status).toBe(200);
-    expect(response.body.success).toBe(true);
-    expect(ids(response)).toEqual([p3, p2, p1]);
+    const result = await get({ user_id: "bea" });
+    expect(result.success).toBe(true);
+    expect(ids(result)).toEqual([p3, p2, p1]);
   });
   test("status_filter accepts any letter case and several statuses", async () => {
     expect(ids(await get({ user_id: "bea", status_filter: ["current"] }))).toEqual([p2, p1]);
@@ -154,9 +169,12 @@ describe("get_user_playbooks", () => {
   });
   test("limit caps the result, 100 by default", async () => {
     expect(ids(await get({ user_id: "bea", limit: 1 }))).toEqual([p3]);
-    await addUserPlaybooks(svc, Array.from({ length: 101 }, (_, i) => ({ user_id: "many", content: `note ${i}` })));
-    expect((await get({ user_id: "many" })).body.user_playbooks).toHaveLength(100);
-    expect((await get({ user_id: "many", limit: 200 })).body.user_playbooks).toHaveLength(101);
+    await addUserPlaybooks(
+      svc,
+      Array.from({ length: 101 }, (_, i) => ({ user_id: "many", content: `note ${i}` })),
+    );
+    expect((await get({ user_id: "many" })).user_playbooks).toHaveLength(100);
+    expect((await get({ user_id: "many", limit: 200 })).user_playbooks).toHaveLength(101);
   });
   test.each([
     [{ limit: 0 }, "limit"],
@@ -170,7 +188,7 @@ describe("get_user_playbooks", () => {
     [{ start_time: 10, end_time: 5 }, "end_time"],
     [{ start_time: -1 }, "start_time"],
   ])("422 for %j names %s", async (body, field) => {
-    const response = await get(body);
+    const response = await svc.call("POST", "/api/get_user_playbooks", body);
     expect(response.status).toBe(422);
     expect(response.body.message).toContain(field);
   });
@@ -184,9 +202,8 @@ describe("update_user_playbook", () => {
     ]);
     const created = svc.clock.now;
     svc.clock.now += 50;
-    const response = await svc.call("PUT", "/api/update_user_playbook", { user_playbook_id: edited, content: "Recommend a vegetarian restaurant nearby" });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, message: `Updated user playbook ${edited}` });
+    const updated = await svc.client.userPlaybooks.update({ user_playbook_id: edited!, content: "Recommend a vegetarian restaurant nearby" });
+    expect(updated).toEqual({ success: true, message: `Updated user playbook ${edited}` });
     expect(await getOne(edited!)).toMatchObject({
       trigger: "code review",
       content: "Recommend a vegetarian restaurant nearby",
@@ -195,22 +212,23 @@ describe("update_user_playbook", () => {
       created_at: created,
       last_modified_timestamp: created + 50,
     });
-    const search = (query: string) =>
-      svc.call("POST", "/api/search_user_playbooks", { user_id: "dev", query, search_mode: "vector", threshold: 0, top_k: 1 });
-    expect((await search("where to eat dinner without meat")).body.user_playbooks[0].user_playbook_id).toBe(edited);
-    expect((await search("checking code quality")).body.user_playbooks[0].user_playbook_id).toBe(other);
+    const nearest = async (query: string) =>
+      (await svc.client.userPlaybooks.search({ user_id: "dev", query, search_mode: "vector", threshold: 0, top_k: 1 })).user_playbooks[0]?.user_playbook_id;
+    expect(await nearest("where to eat dinner without meat")).toBe(edited!);
+    expect(await nearest("checking code quality")).toBe(other!);
   });
   test("playbook_name, trigger and rationale can change too", async () => {
     const [id] = await addUserPlaybooks(svc, [{ user_id: "dev", content: "c" }]);
-    await svc.call("PUT", "/api/update_user_playbook", { user_playbook_id: id, playbook_name: "n", trigger: "t", rationale: "because" });
+    await svc.client.userPlaybooks.update({ user_playbook_id: id!, playbook_name: "n", trigger: "t", rationale: "because" });
     expect(await getOne(id!)).toMatchObject({ playbook_name: "n", trigger: "t", rationale: "because", content: "c" });
   });
   test("an unknown id answers 404", async () => {
-    const response = await svc.call("PUT", "/api/update_user_playbook", { user_playbook_id: 999999, content: "x" });
-    expect(response.status).toBe(404);
-    expect(response.body).toMatchObject({ error: "not_found", detail: "user playbook 999999 not found" });
-    const renameOnly = await svc.call("PUT", "/api/update_user_playbook", { user_playbook_id: 999999, playbook_name: "x" });
-    expect(renameOnly.status).toBe(404);
+    await expect(svc.client.userPlaybooks.update({ user_playbook_id: 999999, content: "x" })).rejects.toMatchObject({
+      status: 404,
+      code: "not_found",
+      message: "user playbook 999999 not found",
+    });
+    await expect(svc.client.userPlaybooks.update({ user_playbook_id: 999999, playbook_name: "x" })).rejects.toMatchObject({ status: 404 });
   });
   test("422 when the edit would leave neither content nor trigger, and nothing changes", async () => {
     const [id] = await addUserPlaybooks(svc, [{ user_id: "dev", content: "only content" }]);
@@ -227,14 +245,16 @@ describe("update_user_playbook", () => {
 
 describe("delete_user_playbook", () => {
   test("deletes one playbook, then answers 404 for it", async () => {
-    const [keep, gone] = await addUserPlaybooks(svc, [{ user_id: "eve", content: "keep" }, { user_id: "eve", content: "gone" }]);
-    const response = await svc.call("DELETE", "/api/delete_user_playbook", { user_playbook_id: gone });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, message: `Deleted user playbook ${gone}` });
+    const [keep, gone] = await addUserPlaybooks(svc, [
+      { user_id: "eve", content: "keep" },
+      { user_id: "eve", content: "gone" },
+    ]);
+    expect(await svc.client.userPlaybooks.delete({ user_playbook_id: gone! })).toEqual({ success: true, message: `Deleted user playbook ${gone}` });
     expect(ids(await get({ user_id: "eve" }))).toEqual([keep!]);
-    const again = await svc.call("DELETE", "/api/delete_user_playbook", { user_playbook_id: gone });
-    expect(again.status).toBe(404);
-    expect(again.body.detail).toBe(`user playbook ${gone} not found`);
+    await expect(svc.client.userPlaybooks.delete({ user_playbook_id: gone! })).rejects.toMatchObject({
+      status: 404,
+      message: `user playbook ${gone} not found`,
+    });
   });
   test("422 without an integer id", async () => {
     await expectRejected(svc, "DELETE", "/api/delete_user_playbook", {}, "user_playbook_id");
@@ -244,8 +264,7 @@ describe("delete_user_playbook", () => {
 
 describe("storage_stats and tRPC", () => {
   test("storage_stats counts the user's playbooks of every status", async () => {
-    const response = await svc.call("GET", "/api/storage_stats?user_id=bea");
-    expect(response.body).toMatchObject({ success: true, profile_count: 0, playbook_count: 3 });
+    expect(await svc.client.profiles.storageStats({ user_id: "bea" })).toMatchObject({ success: true, profile_count: 0, playbook_count: 3 });
   });
   test("the same operations are served over tRPC", async () => {
     const response = await svc.app.handle(

@@ -5,7 +5,7 @@ let svc: TestService | undefined;
 beforeEach(async () => {
   await svc?.close();
   svc = await startTestService();
-  await svc.call("POST", "/api/add_user_profile", {
+  await svc.client.profiles.add({
     user_profiles: [
       { user_id: "hana", profile_id: "h1", content: "Hana is learning the violin" },
       { user_id: "hana", profile_id: "h2", content: "Hana is vegan" },
@@ -15,20 +15,19 @@ beforeEach(async () => {
 });
 afterAll(() => svc?.close());
 
-const remaining = async () => (await svc!.call("GET", "/api/get_all_profiles")).body.user_profiles.map((p: any) => p.profile_id).sort();
+const remaining = async () => (await svc!.client.profiles.getAll()).user_profiles.map((p) => p.profile_id).sort();
 
 describe("delete_profile", () => {
   test("by profile_id, only within the user", async () => {
-    const wrongUser = await svc!.call("DELETE", "/api/delete_profile", { user_id: "ivan", profile_id: "h1" });
-    expect(wrongUser.body).toMatchObject({ success: true, deleted_count: 0 });
-    const response = await svc!.call("DELETE", "/api/delete_profile", { user_id: "hana", profile_id: "h1" });
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ success: true, deleted_count: 1, profile_ids: ["h1"] });
+    const wrongUser = await svc!.client.profiles.delete({ user_id: "ivan", profile_id: "h1" });
+    expect(wrongUser).toMatchObject({ success: true, deleted_count: 0 });
+    const deleted = await svc!.client.profiles.delete({ user_id: "hana", profile_id: "h1" });
+    expect(deleted).toMatchObject({ success: true, deleted_count: 1, profile_ids: ["h1"] });
     expect(await remaining()).toEqual(["h2", "i1"]);
   });
   test("by search_query removes the single best match of that user", async () => {
-    const response = await svc!.call("DELETE", "/api/delete_profile", { user_id: "hana", search_query: "plays a string instrument" });
-    expect(response.body.profile_ids).toEqual(["h1"]);
+    const deleted = await svc!.client.profiles.delete({ user_id: "hana", search_query: "plays a string instrument" });
+    expect(deleted.profile_ids).toEqual(["h1"]);
     expect(await remaining()).toEqual(["h2", "i1"]);
   });
   test("422 without profile_id or search_query, and without user_id", async () => {
@@ -43,8 +42,8 @@ describe("delete_profile", () => {
 
 describe("delete_profiles_by_ids and delete_all_profiles", () => {
   test("deletes the listed ids and counts them", async () => {
-    const response = await svc!.call("DELETE", "/api/delete_profiles_by_ids", { profile_ids: ["h2", "i1", "missing"] });
-    expect(response.body).toEqual({ success: true, deleted_count: 2, message: "Deleted 2 item(s)" });
+    const deleted = await svc!.client.profiles.deleteByIds({ profile_ids: ["h2", "i1", "missing"] });
+    expect(deleted).toEqual({ success: true, deleted_count: 2, message: "Deleted 2 item(s)" });
     expect(await remaining()).toEqual(["h1"]);
   });
   test("422 for an empty or missing list", async () => {
@@ -55,8 +54,8 @@ describe("delete_profiles_by_ids and delete_all_profiles", () => {
     }
   });
   test("delete_all_profiles removes everything in the project", async () => {
-    const response = await svc!.call("DELETE", "/api/delete_all_profiles");
-    expect(response.body).toMatchObject({ success: true, deleted_count: 3 });
+    const deleted = await svc!.client.profiles.deleteAll();
+    expect(deleted).toMatchObject({ success: true, deleted_count: 3 });
     expect(await remaining()).toEqual([]);
   });
   test("delete_all_profiles rejects a body with fields", async () => {

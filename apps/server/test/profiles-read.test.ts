@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 let svc: TestService;
@@ -7,9 +8,8 @@ let t0: number;
 beforeAll(async () => {
   svc = await startTestService();
   t0 = svc.clock.now;
-  const add = async (profiles: object[]) => {
-    const response = await svc.call("POST", "/api/add_user_profile", { user_profiles: profiles });
-    expect(response.status).toBe(200);
+  const add = async (user_profiles: ClientInput<"profiles", "add">["user_profiles"]) => {
+    await svc.client.profiles.add({ user_profiles });
     svc.clock.now += 100;
   };
   await add([{ user_id: "dana", profile_id: "d1", content: "Dana drinks oat milk", tags: ["food"], source: "chat" }]);
@@ -20,16 +20,15 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-const ids = (response: { body: { user_profiles: { profile_id: string }[] } }) => response.body.user_profiles.map((p) => p.profile_id);
+const ids = (result: { user_profiles: { profile_id: string }[] }) => result.user_profiles.map((p) => p.profile_id);
 
 describe("get_profiles", () => {
-  const get = (body: object) => svc.call("POST", "/api/get_profiles", body);
+  const get = (input: ClientInput<"profiles", "get">) => svc.client.profiles.get(input);
 
   test("returns the user's CURRENT profiles newest first by default", async () => {
-    const response = await get({ user_id: "dana" });
-    expect(response.status).toBe(200);
-    expect(response.body.success).toBe(true);
-    expect(ids(response)).toEqual(["d2", "d1"]);
+    const result = await get({ user_id: "dana" });
+    expect(result.success).toBe(true);
+    expect(ids(result)).toEqual(["d2", "d1"]);
   });
   test("status_filter accepts any case and several statuses", async () => {
     expect(ids(await get({ user_id: "dana", status_filter: ["archived", "Pending"] }))).toEqual(["d4", "d3"]);
@@ -58,33 +57,34 @@ describe("get_profiles", () => {
     [{ user_id: "dana", tags: [1] }, "tags[0]"],
     [{ user_id: "dana", source: "UPPER" }, "source"],
   ])("422 for %j names %s", async (body, field) => {
-    const response = await get(body);
+    const response = await svc.call("POST", "/api/get_profiles", body);
     expect(response.status).toBe(422);
     expect(response.body.message).toContain(field);
   });
 });
 
 describe("get_all_profiles", () => {
+  /** The raw query string, for the formats the typed client does not write (a comma list) and the 422s. */
   const getAll = (query: string) => svc.call("GET", `/api/get_all_profiles${query}`);
 
   test("unset status_filter returns every status of every user", async () => {
-    expect(ids(await getAll("")).sort()).toEqual(["d1", "d2", "d3", "d4", "e1"]);
+    expect(ids(await svc.client.profiles.getAll()).sort()).toEqual(["d1", "d2", "d3", "d4", "e1"]);
   });
   test("status_filter as a comma list or repeated parameter", async () => {
-    expect(ids(await getAll("?status_filter=current")).sort()).toEqual(["d1", "d2", "e1"]);
-    expect(ids(await getAll("?status_filter=pending,archived")).sort()).toEqual(["d3", "d4"]);
-    expect(ids(await getAll("?status_filter=pending&status_filter=archived")).sort()).toEqual(["d3", "d4"]);
+    expect(ids(await svc.client.profiles.getAll({ status_filter: ["current"] })).sort()).toEqual(["d1", "d2", "e1"]);
+    expect(ids((await getAll("?status_filter=pending,archived")).body).sort()).toEqual(["d3", "d4"]);
+    expect(ids(await svc.client.profiles.getAll({ status_filter: ["pending", "archived"] })).sort()).toEqual(["d3", "d4"]);
   });
   test("filters apply before the limit", async () => {
-    expect(ids(await getAll("?limit=1&user_id=dana&source=chat"))).toEqual(["d1"]);
-    expect(ids(await getAll("?limit=2&query=dana"))).toEqual(["d4", "d3"]);
+    expect(ids(await svc.client.profiles.getAll({ limit: 1, user_id: "dana", source: "chat" }))).toEqual(["d1"]);
+    expect(ids(await svc.client.profiles.getAll({ limit: 2, query: "dana" }))).toEqual(["d4", "d3"]);
   });
   test("date_field chooses the timestamp the time range reads", async () => {
     svc.clock.now += 1000;
-    await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "dana", profile_id: "d1", content: "Dana drinks soy milk now" }] });
-    const window = `start_time=${t0 - 1}&end_time=${t0 + 1}`;
-    expect(ids(await getAll(`?${window}&date_field=created_at`))).toEqual(["d1"]);
-    expect(ids(await getAll(`?${window}`))).toEqual([]);
+    await svc.client.profiles.add({ user_profiles: [{ user_id: "dana", profile_id: "d1", content: "Dana drinks soy milk now" }] });
+    const window = { start_time: t0 - 1, end_time: t0 + 1 };
+    expect(ids(await svc.client.profiles.getAll({ ...window, date_field: "created_at" }))).toEqual(["d1"]);
+    expect(ids(await svc.client.profiles.getAll(window))).toEqual([]);
   });
   test.each([
     ["?limit=abc", "limit"],
@@ -103,11 +103,10 @@ describe("get_all_profiles", () => {
 
 describe("storage_stats and profile_change_log", () => {
   test("storage_stats counts every status of one user", async () => {
-    const response = await svc.call("GET", "/api/storage_stats?user_id=dana");
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ success: true, profile_count: 4, playbook_count: 0 });
-    expect(Date.parse(response.body.oldest_profile_modified) / 1000).toBe(t0 + 100);
-    expect(response.body.newest_profile_modified).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const stats = await svc.client.profiles.storageStats({ user_id: "dana" });
+    expect(stats).toMatchObject({ success: true, profile_count: 4, playbook_count: 0 });
+    expect(Date.parse(stats.oldest_profile_modified!) / 1000).toBe(t0 + 100);
+    expect(stats.newest_profile_modified).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
   test("storage_stats needs user_id", async () => {
     const response = await svc.call("GET", "/api/storage_stats");
@@ -115,14 +114,12 @@ describe("storage_stats and profile_change_log", () => {
     expect(response.body.message).toContain("user_id");
   });
   test("profile_change_log lists additions and removals newest first", async () => {
-    await svc.call("DELETE", "/api/delete_profile", { user_id: "erik", profile_id: "e1" });
-    const response = await svc.call("GET", "/api/profile_change_log");
-    expect(response.status).toBe(200);
-    const [latest, ...older] = response.body.profile_change_logs;
+    await svc.client.profiles.delete({ user_id: "erik", profile_id: "e1" });
+    const [latest, ...older] = (await svc.client.profiles.changeLog()).profile_change_logs;
     expect(latest).toMatchObject({ user_id: "erik", added_profiles: [] });
-    expect(latest.removed_profiles.map((p: any) => p.profile_id)).toEqual(["e1"]);
-    expect(older.some((entry: any) => entry.added_profiles.some((p: any) => p.profile_id === "d2"))).toBe(true);
-    const erikOnly = await svc.call("GET", "/api/profile_change_log?user_id=erik");
-    expect(erikOnly.body.profile_change_logs.every((entry: any) => entry.user_id === "erik")).toBe(true);
+    expect(latest!.removed_profiles.map((p) => p.profile_id)).toEqual(["e1"]);
+    expect(older.some((entry) => entry.added_profiles.some((p) => p.profile_id === "d2"))).toBe(true);
+    const erikOnly = await svc.client.profiles.changeLog({ user_id: "erik" });
+    expect(erikOnly.profile_change_logs.every((entry) => entry.user_id === "erik")).toBe(true);
   });
 });

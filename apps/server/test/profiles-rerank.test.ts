@@ -1,13 +1,13 @@
-import { createLocalReranker } from "@als/ai";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp } from "../src/app.ts";
-import { createLogger } from "../src/logger.ts";
+import { createLocalReranker } from "@als/ai";
 import { sharedComputePool } from "../../../test/support/compute.ts";
 import { testMode } from "../../../test/support/database.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { tinyReranker } from "../../../test/support/tiny-cross-encoder.ts";
+import { buildApp } from "../src/app.ts";
+import { createLogger } from "../src/logger.ts";
 
 // The tiny cross-encoder scores a pair by how many document tokens also occur in the query, so
 // for the query below: retriever 4 (golden, retrieve, ##r, dog), retired 3, walker 2 (walks,
@@ -21,31 +21,30 @@ const PROFILES = [
   { profile_id: "nap", content: "Naps in the golden afternoon sun" },
   { profile_id: "retired", content: "Retired golden retriever", status: "ARCHIVED" },
   // Would outscore every other profile while it lives.
-  { profile_id: "short-lived", content: "golden retriever dog walks daily", profile_time_to_live: "one_day" },
+  { profile_id: "short-lived", content: "golden retriever dog walks daily", profile_time_to_live: "one_day" as const },
 ];
 
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({ reranker: await tinyReranker() });
-  await svc.call("POST", "/api/add_user_profile", { user_profiles: PROFILES.map((profile) => ({ user_id: "ria", ...profile })) });
-  await svc.call("POST", "/api/add_user_profile", {
+  await svc.client.profiles.add({ user_profiles: PROFILES.map((profile) => ({ user_id: "ria", ...profile })) });
+  await svc.client.profiles.add({
     user_profiles: [{ user_id: "sam", profile_id: "sams-dog", content: "Owns a golden retriever dog too" }],
   });
 });
 afterAll(() => svc.close());
 
-const rerank = (body: object) => svc.call("POST", "/api/rerank_user_profiles", { user_id: "ria", query: QUERY, ...body });
-const ids = (response: { body: { user_profiles: { profile_id: string }[] } }) => response.body.user_profiles.map((p) => p.profile_id);
+const rerank = (input: { profile_ids: string[]; query?: string; top_k?: number }) => svc.client.profiles.rerank({ user_id: "ria", query: QUERY, ...input });
+const ids = (result: { user_profiles: { profile_id: string }[] }) => result.user_profiles.map((p) => p.profile_id);
 const LIVING = PROFILES.map((p) => p.profile_id).filter((id) => id !== "short-lived");
 
 describe("rerank_user_profiles", () => {
   test("orders the given profiles by descending cross-encoder score, whole profiles in the search response shape", async () => {
-    const response = await rerank({ profile_ids: LIVING });
-    expect(response.status).toBe(200);
-    expect(response.body.success).toBe(true);
-    expect(ids(response)).toEqual(["retriever", "retired", "walker", "nap", "peanuts", "jazz"]);
-    expect(response.body.user_profiles[0]).toMatchObject({ user_id: "ria", content: "Owns a golden retriever dog", status: "CURRENT" });
-    expect(typeof response.body.msg).toBe("string");
+    const result = await rerank({ profile_ids: LIVING });
+    expect(result.success).toBe(true);
+    expect(ids(result)).toEqual(["retriever", "retired", "walker", "nap", "peanuts", "jazz"]);
+    expect(result.user_profiles[0]).toMatchObject({ user_id: "ria", content: "Owns a golden retriever dog", status: "CURRENT" });
+    expect(typeof result.msg).toBe("string");
   });
 
   test("the query decides the order: the model reads both sides of each pair", async () => {
@@ -61,21 +60,17 @@ describe("rerank_user_profiles", () => {
   test("top_k caps the result at the best profiles; it defaults to 10", async () => {
     expect(ids(await rerank({ profile_ids: LIVING, top_k: 2 }))).toEqual(["retriever", "retired"]);
     const many = Array.from({ length: 12 }, (_, index) => ({ user_id: "ria", profile_id: `many-${index}`, content: `golden note ${index}` }));
-    await svc.call("POST", "/api/add_user_profile", { user_profiles: many });
+    await svc.client.profiles.add({ user_profiles: many });
     expect(ids(await rerank({ profile_ids: many.map((p) => p.profile_id) }))).toHaveLength(10);
   });
 
   test("unknown ids and other users' ids are dropped silently; duplicates count once", async () => {
-    const response = await rerank({ profile_ids: ["no-such-profile", "sams-dog", "walker", "walker", "nap"] });
-    expect(response.status).toBe(200);
-    expect(ids(response)).toEqual(["walker", "nap"]);
+    expect(ids(await rerank({ profile_ids: ["no-such-profile", "sams-dog", "walker", "walker", "nap"] }))).toEqual(["walker", "nap"]);
     expect(ids(await rerank({ profile_ids: ["sams-dog", "no-such-profile"] }))).toEqual([]);
   });
 
   test("an empty profile_ids list reranks nothing", async () => {
-    const response = await rerank({ profile_ids: [] });
-    expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ success: true, user_profiles: [] });
+    expect(await rerank({ profile_ids: [] })).toMatchObject({ success: true, user_profiles: [] });
   });
 
   test("tRPC serves it as profiles.rerank", async () => {
@@ -104,7 +99,7 @@ describe("rerank_user_profiles", () => {
     ["top_k 101", { top_k: 101 }, "top_k"],
     ["top_k 2.5", { top_k: 2.5 }, "top_k"],
   ])("422 for %s names the field", async (_, body, field) => {
-    const response = await rerank({ profile_ids: ["walker"], ...body });
+    const response = await svc.call("POST", "/api/rerank_user_profiles", { user_id: "ria", query: QUERY, profile_ids: ["walker"], ...body });
     expect(response.status).toBe(422);
     expect(response.body.message).toContain(field);
   });
@@ -133,10 +128,11 @@ describe("rerank_user_profiles", () => {
   test("503 when the process was composed without a reranker", async () => {
     const unconfigured = await startTestService();
     try {
-      const response = await unconfigured.call("POST", "/api/rerank_user_profiles", { user_id: "ria", query: QUERY, profile_ids: ["walker"] });
-      expect(response.status).toBe(503);
-      expect(response.body).toMatchObject({ error: "reranker_unavailable" });
-      expect(response.body.detail).toContain("RERANK_MODEL_DIR");
+      await expect(unconfigured.client.profiles.rerank({ user_id: "ria", query: QUERY, profile_ids: ["walker"] })).rejects.toMatchObject({
+        status: 503,
+        code: "reranker_unavailable",
+        message: expect.stringContaining("RERANK_MODEL_DIR"),
+      });
     } finally {
       await unconfigured.close();
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 let svc: TestService;
@@ -15,22 +16,20 @@ beforeAll(async () => {
     { profile_id: "lang", content: "Prefers answers in Spanish", tags: ["style"], status: "ARCHIVED" },
   ];
   for (const profile of profiles) {
-    await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "fay", ...profile }] });
+    await svc.client.profiles.add({ user_profiles: [{ user_id: "fay", ...profile }] });
     svc.clock.now += 60;
   }
-  await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "gus", profile_id: "gus-pet", content: "Has a dog and two cats" }] });
+  await svc.client.profiles.add({ user_profiles: [{ user_id: "gus", profile_id: "gus-pet", content: "Has a dog and two cats" }] });
 });
 afterAll(() => svc.close());
 
-const search = (body: object) => svc.call("POST", "/api/search_profiles", { user_id: "fay", ...body });
-const ids = (response: { body: { user_profiles: { profile_id: string }[] } }) => response.body.user_profiles.map((p) => p.profile_id);
+const search = (input: Omit<ClientInput<"profiles", "search">, "user_id">) => svc.client.profiles.search({ user_id: "fay", ...input });
+const ids = (result: { user_profiles: { profile_id: string }[] }) => result.user_profiles.map((p) => p.profile_id);
 
 describe("search_profiles", () => {
   test("a semantic query finds a profile that shares no word with it", async () => {
-    for (const mode of ["vector", "hybrid"]) {
-      const response = await search({ query: "what kind of animal lives at home", search_mode: mode, top_k: 1 });
-      expect(response.status).toBe(200);
-      expect(ids(response)).toEqual(["pet"]);
+    for (const mode of ["vector", "hybrid"] as const) {
+      expect(ids(await search({ query: "what kind of animal lives at home", search_mode: mode, top_k: 1 }))).toEqual(["pet"]);
     }
   });
   test("fts matches words (stemmed) and finds nothing without a shared word", async () => {
@@ -38,8 +37,7 @@ describe("search_profiles", () => {
     expect(ids(await search({ query: "canine companion", search_mode: "fts" }))).toEqual([]);
   });
   test("hybrid is the default and fuses both arms", async () => {
-    const response = await search({ query: "food allergies peanut" });
-    expect(ids(response)[0]).toBe("diet");
+    expect(ids(await search({ query: "food allergies peanut" }))[0]).toBe("diet");
   });
   test("threshold bounds the vector arm", async () => {
     expect(ids(await search({ query: "dog", search_mode: "vector", threshold: 0.99 }))).toEqual([]);
@@ -62,9 +60,11 @@ describe("search_profiles", () => {
     expect(ids(await search({ top_k: 2 }))).toEqual(["sport", "job"]);
   });
   test("enable_reformulation is refused clearly while no LLM is available", async () => {
-    const response = await search({ query: "x", enable_reformulation: true });
-    expect(response.status).toBe(501);
-    expect(response.body.detail).toContain("enable_reformulation");
+    await expect(search({ query: "x", enable_reformulation: true })).rejects.toMatchObject({
+      status: 501,
+      code: "not_implemented",
+      message: expect.stringContaining("enable_reformulation"),
+    });
   });
   test.each([
     [{ user_id: undefined, query: "x" }, "user_id"],
@@ -77,7 +77,7 @@ describe("search_profiles", () => {
     [{ query: "x", start_time: 5, end_time: 1 }, "end_time"],
     [{ query: "x", status_filter: [] }, "status_filter"],
   ])("422 for %j names %s", async (body, field) => {
-    const response = await search(body);
+    const response = await svc.call("POST", "/api/search_profiles", { user_id: "fay", ...body });
     expect(response.status).toBe(422);
     expect(response.body.message).toContain(field);
   });

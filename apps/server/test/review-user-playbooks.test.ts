@@ -2,7 +2,7 @@ import { playbookReviews } from "@als/db";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
-import { scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
+import { scriptedReply, scriptedReview, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 let svc: TestService;
@@ -13,11 +13,8 @@ let failOn: string | undefined;
 /** The scripted reviewer decides by a keyword in the playbook's content. */
 function review(request: FakeLlmRequest): FakeLlmReply {
   if (request.schemaName !== "playbook_review") return scriptedReply(request);
-  const content = /^content: (.*)$/m.exec(request.user)?.[1] ?? "";
-  if (failOn && content.includes(failOn)) return { status: 400, error: { type: "invalid_request_error", message: "refused" } };
-  if (content.includes("KEEP")) return { json: { decision: "accept", reason: "supported by the conversation", edited: null } };
-  if (content.includes("DROP")) return { json: { decision: "reject", reason: "not supported", edited: null } };
-  return { json: { decision: "edit", reason: "too narrow", edited: { trigger: "Any order question", content: `${content} (broadened)`, rationale: "generalised" } } };
+  if (failOn && /^content: (.*)$/m.exec(request.user)?.[1]?.includes(failOn)) return { status: 400, error: { type: "invalid_request_error", message: "refused" } };
+  return scriptedReview(request);
 }
 
 let t0: number;

@@ -1,6 +1,7 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { ClientInput } from "@als/client";
 import { assignExperimentArm, endRetrievalExperiment, startRetrievalExperiment } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { addAgentPlaybooks, addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
@@ -15,54 +16,50 @@ beforeAll(async () => {
   svc = await startTestService({ llm: llm.llm });
   await addUserPlaybooks(svc, [{ user_id: "ana", trigger: "The user plans a trip", content: "Ask for passport expiry dates before booking flights" }]);
   await addAgentPlaybooks(svc, [{ trigger: "Refund requests", content: "Check the order date before promising a refund", playbook_status: "APPROVED" }]);
-  await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "ana", content: "Is flying to Japan in May" }] });
+  await svc.client.profiles.add({ user_profiles: [{ user_id: "ana", content: "Is flying to Japan in May" }] });
 });
 afterAll(async () => {
   await svc.close();
   await llm.server.close();
 });
 
-const search = (body: object) => svc.call("POST", "/api/search", body);
+const search = (input: ClientInput<"search", "unified">) => svc.client.search.unified(input);
 
 describe("query reformulation", () => {
   test("rewrites the query with the conversation for context and returns what it searched with", async () => {
     reformulate = (request) => ({ text: request.user.includes("Japan") ? "passport requirements for a flight to Japan" : "unexpected" });
-    const response = await search({
+    const result = await search({
       query: "what do I need for it?",
       user_id: "ana",
       enable_reformulation: true,
       conversation_history: [{ role: "user", content: "I am flying to Japan next month" }],
     });
-    expect(response.status).toBe(200);
-    expect(response.body.reformulated_query).toBe("passport requirements for a flight to Japan");
-    expect(response.body.user_playbooks[0].content).toBe("Ask for passport expiry dates before booking flights");
-    expect(response.body.degradation).toBeNull();
+    expect(result.reformulated_query).toBe("passport requirements for a flight to Japan");
+    expect(result.user_playbooks[0]!.content).toBe("Ask for passport expiry dates before booking flights");
+    expect(result.degradation).toBeNull();
     expect(llm.server.requests.at(-1)!.user).toContain("I am flying to Japan next month");
   });
 
   test("a failing provider degrades the search to the original query instead of failing it", async () => {
     reformulate = () => ({ status: 400, error: { type: "invalid_request_error", message: "bad" } });
-    const response = await search({ query: "passport flights", user_id: "ana", enable_reformulation: true });
-    expect(response.status).toBe(200);
-    expect(response.body.reformulated_query).toBeNull();
-    expect(response.body.degradation).toEqual({ degraded: true, components: [{ component: "reformulation", reason: "reformulation_failed" }] });
-    expect(response.body.user_playbooks.length).toBe(1);
+    const result = await search({ query: "passport flights", user_id: "ana", enable_reformulation: true });
+    expect(result.reformulated_query).toBeNull();
+    expect(result.degradation).toEqual({ degraded: true, components: [{ component: "reformulation", reason: "reformulation_failed" }] });
+    expect(result.user_playbooks.length).toBe(1);
   });
 
   test("a slow provider is given up on within the search's deadline", async () => {
     reformulate = () => new Promise((resolve) => setTimeout(() => resolve({ text: "too late" }), 4000));
     const started = performance.now();
-    const response = await search({ query: "passport flights", user_id: "ana", enable_reformulation: true });
-    expect(response.status).toBe(200);
+    const result = await search({ query: "passport flights", user_id: "ana", enable_reformulation: true });
     expect(performance.now() - started).toBeLessThan(4000);
-    expect(response.body.degradation.components).toEqual([{ component: "reformulation", reason: "reformulation_timeout" }]);
+    expect(result.degradation?.components).toEqual([{ component: "reformulation", reason: "reformulation_timeout" }]);
   });
 
   test("the entity searches reformulate too", async () => {
     reformulate = () => ({ text: "refund order date" });
-    const response = await svc.call("POST", "/api/search_agent_playbooks", { query: "money back?", enable_reformulation: true });
-    expect(response.status).toBe(200);
-    expect(response.body.agent_playbooks[0].content).toBe("Check the order date before promising a refund");
+    const result = await svc.client.agentPlaybooks.search({ query: "money back?", enable_reformulation: true });
+    expect(result.agent_playbooks[0]!.content).toBe("Check the order date before promising a refund");
   });
 });
 
@@ -70,13 +67,11 @@ describe("partial results", () => {
   test("an entity type whose search fails is left out and named; the others are served", async () => {
     await svc.db.exec("ALTER TABLE agent_playbooks RENAME TO agent_playbooks_away");
     try {
-      const response = await search({ query: "passport flights", user_id: "ana" });
-      expect(response.status).toBe(200);
-      expect(response.body.agent_playbooks).toEqual([]);
-      expect(response.body.user_playbooks.length).toBe(1);
-      expect(response.body.degradation).toEqual({ degraded: true, components: [{ component: "agent_playbooks", reason: "search_failed" }] });
-      const alone = await search({ query: "refunds", entity_types: ["agent_playbooks"] });
-      expect(alone.status).toBe(500);
+      const result = await search({ query: "passport flights", user_id: "ana" });
+      expect(result.agent_playbooks).toEqual([]);
+      expect(result.user_playbooks.length).toBe(1);
+      expect(result.degradation).toEqual({ degraded: true, components: [{ component: "agent_playbooks", reason: "search_failed" }] });
+      await expect(search({ query: "refunds", entity_types: ["agent_playbooks"] })).rejects.toMatchObject({ status: 500 });
     } finally {
       await svc.db.exec("ALTER TABLE agent_playbooks_away RENAME TO agent_playbooks");
     }
@@ -87,27 +82,23 @@ describe("retrieval experiments", () => {
   test("while an experiment runs, search needs user_id and reports the user's deterministic arm", async () => {
     await startRetrievalExperiment(svc.deps, LOCAL_SCOPE, { experiment_id: "exp-search", arm_split: 0.5 });
     try {
-      const anonymous = await search({ query: "refunds" });
-      expect(anonymous.status).toBe(422);
-      expect(anonymous.body.message).toContain("user_id");
+      await expect(search({ query: "refunds" })).rejects.toMatchObject({ status: 422, message: expect.stringContaining("user_id") });
 
       const users = Array.from({ length: 40 }, (_, i) => `user-${i}`);
-      const arms = await Promise.all(users.map(async (user) => (await search({ query: "refunds", user_id: user })).body));
+      const arms = await Promise.all(users.map((user) => search({ query: "refunds", user_id: user })));
       for (const [index, body] of arms.entries()) {
         const expected = assignExperimentArm("exp-search", users[index]!, 0.5);
         expect(body.experiment).toEqual({ experiment_id: "exp-search", arm: expected });
         // Holdout users are served no learnings; treatment users get the approved agent playbook.
         expect(body.agent_playbooks.length).toBe(expected === "treatment" ? 1 : 0);
       }
-      const inTreatment = arms.filter((body) => body.experiment.arm === "treatment").length;
+      const inTreatment = arms.filter((body) => body.experiment?.arm === "treatment").length;
       expect(inTreatment).toBeGreaterThan(8);
       expect(inTreatment).toBeLessThan(32);
     } finally {
       await endRetrievalExperiment(svc.deps, LOCAL_SCOPE);
     }
-    const after = await search({ query: "refunds" });
-    expect(after.status).toBe(200);
-    expect(after.body.experiment).toBeNull();
+    expect((await search({ query: "refunds" })).experiment).toBeNull();
   });
 
   test("the assignment is the same in another process", async () => {

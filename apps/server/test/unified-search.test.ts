@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Embedder } from "@als/ai";
-import { buildApp } from "../src/app.ts";
-import { createLogger } from "../src/logger.ts";
+import type { ClientInput } from "@als/client";
 import { freshDatabase, testMode } from "../../../test/support/database.ts";
 import { sharedEmbedder } from "../../../test/support/embedder.ts";
 import { addAgentPlaybooks, addUserPlaybooks, expectReformulationRefused, expectSearchRejections, INVALID_SEARCHES } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { buildApp } from "../src/app.ts";
+import { createLogger } from "../src/logger.ts";
 
 let svc: TestService;
 const up: Record<string, number> = {};
@@ -13,7 +14,7 @@ const ap: Record<string, number> = {};
 
 beforeAll(async () => {
   svc = await startTestService();
-  await svc.call("POST", "/api/add_user_profile", {
+  await svc.client.profiles.add({
     user_profiles: [
       { user_id: "ana", profile_id: "ana-hike", content: "Loves hiking in the mountains", source: "chat", tags: ["outdoor"] },
       { user_id: "ana", profile_id: "ana-nuts", content: "Is allergic to peanuts", source: "email", tags: ["health"] },
@@ -28,21 +29,36 @@ beforeAll(async () => {
   ];
   for (const [name, playbook] of named) up[name] = (await addUserPlaybooks(svc, [playbook]))[0]!;
   const agents: [string, object][] = [
-    ["refund", { trigger: "a customer wants their money back", content: "Offer a refund", playbook_status: "APPROVED", source_user_playbook_ids: [up.benRefund], tags: ["billing"] }],
-    ["shipping", { trigger: "a question about shipping", content: "Quote five business days", playbook_status: "PENDING", source_user_playbook_ids: [up.refundEmail] }],
+    [
+      "refund",
+      {
+        trigger: "a customer wants their money back",
+        content: "Offer a refund",
+        playbook_status: "APPROVED",
+        source_user_playbook_ids: [up.benRefund],
+        tags: ["billing"],
+      },
+    ],
+    [
+      "shipping",
+      { trigger: "a question about shipping", content: "Quote five business days", playbook_status: "PENDING", source_user_playbook_ids: [up.refundEmail] },
+    ],
     ["rejected", { trigger: "a customer wants a discount", content: "Offer ten percent off", playbook_status: "REJECTED" }],
   ];
   for (const [name, playbook] of agents) ap[name] = (await addAgentPlaybooks(svc, [playbook]))[0]!;
 });
 afterAll(() => svc.close());
 
-const search = (body: object, headers: Record<string, string> = {}) => svc.call("POST", "/api/search", body, headers);
+type SearchResult = Awaited<ReturnType<TestService["client"]["search"]["unified"]>>;
+const search = (input: ClientInput<"search", "unified">) => svc.client.search.unified(input);
+/** The raw request: for bodies the typed client would not compile and for checks of raw headers and bodies. */
+const rawSearch = (body: object, headers: Record<string, string> = {}) => svc.call("POST", "/api/search", body, headers);
 // Similarity floor 0: every seeded learning is at least slightly similar to any query.
-const everything = { search_mode: "vector", threshold: 0 };
-const profileIds = (r: { body: any }) => r.body.profiles.map((p: any) => p.profile_id).sort();
-const userIds = (r: { body: any }) => r.body.user_playbooks.map((p: any) => p.user_playbook_id).sort((a: number, b: number) => a - b);
-const agentIds = (r: { body: any }) => r.body.agent_playbooks.map((p: any) => p.agent_playbook_id).sort((a: number, b: number) => a - b);
-const sortedIds = (...ids: (number | undefined)[]) => [...ids].sort((a, b) => a! - b!);
+const everything = { search_mode: "vector", threshold: 0 } as const;
+const profileIds = (r: SearchResult) => r.profiles.map((p) => p.profile_id).sort();
+const userIds = (r: SearchResult) => r.user_playbooks.map((p) => p.user_playbook_id).sort((a, b) => a - b);
+const agentIds = (r: SearchResult) => r.agent_playbooks.map((p) => p.agent_playbook_id).sort((a, b) => a - b);
+const sortedIds = (...ids: (number | undefined)[]) => (ids as number[]).toSorted((a, b) => a - b);
 
 /** Runs `work` with the service's search settings (and embedder) replaced, restoring them after. */
 async function withSearchDeps<T>(override: { search?: object; embedder?: Embedder }, work: () => Promise<T>): Promise<T> {
@@ -74,7 +90,7 @@ function slowCountingEmbedder(inner: Embedder, delayMs: number) {
 
 describe("POST /api/search: request validation", () => {
   test("every bad field answers 422 naming it", async () => {
-    await expectSearchRejections(search, [
+    await expectSearchRejections(rawSearch, [
       // The playbook searches' cases, but for status and time filters, which this search has not.
       ...INVALID_SEARCHES.filter(([, field]) => !field.startsWith("status_filter") && field !== "end_time"),
       [{}, "query"],
@@ -91,11 +107,11 @@ describe("POST /api/search: request validation", () => {
   });
 
   test("reformulation needs an LLM this server does not have: 501", async () => {
-    await expectReformulationRefused(search);
+    await expectReformulationRefused(rawSearch);
   });
 
   test("the optional fields of the contract are accepted", async () => {
-    const response = await search({
+    const response = await rawSearch({
       query: "refund",
       request_id: "req-1",
       enable_agent_answer: true,
@@ -110,36 +126,35 @@ describe("POST /api/search: request validation", () => {
 
 describe("POST /api/search: results", () => {
   test("the response carries every list and null reformulation, degradation and experiment", async () => {
-    const response = await search({ query: "refund", user_id: "ana", ...everything });
-    expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(
+    const result = await search({ query: "refund", user_id: "ana", ...everything });
+    expect(Object.keys(result).sort()).toEqual(
       ["agent_playbooks", "degradation", "experiment", "profiles", "reformulated_query", "success", "user_playbooks"].sort(),
     );
-    expect(response.body).toMatchObject({ success: true, reformulated_query: null, degradation: null, experiment: null });
-    expect(response.body.profiles[0]).toMatchObject({ user_id: "ana", content: expect.any(String) });
-    expect(response.body.agent_playbooks[0]).toMatchObject({ playbook_status: expect.any(String), source_user_playbook_ids: expect.any(Array) });
-    expect(response.body.profiles[0].embedding).toBeUndefined();
+    expect(result).toMatchObject({ success: true, reformulated_query: null, degradation: null, experiment: null });
+    expect(result.profiles[0]).toMatchObject({ user_id: "ana", content: expect.any(String) });
+    expect(result.agent_playbooks[0]).toMatchObject({ playbook_status: expect.any(String), source_user_playbook_ids: expect.any(Array) });
+    expect((result.profiles[0] as Record<string, unknown>).embedding).toBeUndefined();
   });
 
   test("top_k is per entity type and defaults to 5", async () => {
     const many = Array.from({ length: 7 }, (_, i) => ({ user_id: "cat", content: `Greet the user warmly, variant ${i}` }));
     await addUserPlaybooks(svc, many);
     const byDefault = await search({ query: "greeting", user_id: "cat", entity_types: ["user_playbooks"], ...everything });
-    expect(byDefault.body.user_playbooks).toHaveLength(5);
+    expect(byDefault.user_playbooks).toHaveLength(5);
     const two = await search({ query: "greeting", user_id: "cat", ...everything, top_k: 2 });
-    expect(two.body.user_playbooks).toHaveLength(2);
-    expect(two.body.agent_playbooks).toHaveLength(2);
+    expect(two.user_playbooks).toHaveLength(2);
+    expect(two.agent_playbooks).toHaveLength(2);
   });
 
   test("profiles are searched only for a user_id, and user_id scopes profiles and user playbooks", async () => {
     const anonymous = await search({ query: "hiking", ...everything, top_k: 100 });
-    expect(anonymous.body.profiles).toEqual([]);
-    expect(new Set(anonymous.body.user_playbooks.map((p: any) => p.user_id))).toContain("ben");
+    expect(anonymous.profiles).toEqual([]);
+    expect(new Set(anonymous.user_playbooks.map((p) => p.user_id))).toContain("ben");
     const ana = await search({ query: "hiking", user_id: "ana", ...everything, top_k: 100, entity_types: ["profiles", "user_playbooks"] });
     expect(profileIds(ana)).toContain("ana-hike");
-    expect(new Set(ana.body.profiles.map((p: any) => p.user_id))).toEqual(new Set(["ana"]));
-    expect(new Set(ana.body.user_playbooks.map((p: any) => p.user_id))).toEqual(new Set(["ana"]));
-    expect(ana.body.agent_playbooks).toEqual([]);
+    expect(new Set(ana.profiles.map((p) => p.user_id))).toEqual(new Set(["ana"]));
+    expect(new Set(ana.user_playbooks.map((p) => p.user_id))).toEqual(new Set(["ana"]));
+    expect(ana.agent_playbooks).toEqual([]);
   });
 
   test("a semantic query finds learnings of every type without a shared word (hybrid by default)", async () => {
@@ -148,16 +163,23 @@ describe("POST /api/search: results", () => {
   });
 
   test("entity_types selects what is searched", async () => {
-    const response = await search({ query: "refund", user_id: "ana", ...everything, entity_types: ["agent_playbooks"] });
-    expect(response.body.profiles).toEqual([]);
-    expect(response.body.user_playbooks).toEqual([]);
-    expect(response.body.agent_playbooks.length).toBeGreaterThan(0);
+    const result = await search({ query: "refund", user_id: "ana", ...everything, entity_types: ["agent_playbooks"] });
+    expect(result.profiles).toEqual([]);
+    expect(result.user_playbooks).toEqual([]);
+    expect(result.agent_playbooks.length).toBeGreaterThan(0);
   });
 
   test("source filters every type; agent playbooks match through their linked user playbooks", async () => {
-    const response = await search({ query: "refund", user_id: "ana", source: "email", ...everything, top_k: 100, entity_types: ["profiles", "agent_playbooks"] });
+    const response = await search({
+      query: "refund",
+      user_id: "ana",
+      source: "email",
+      ...everything,
+      top_k: 100,
+      entity_types: ["profiles", "agent_playbooks"],
+    });
     expect(profileIds(response)).toEqual(["ana-nuts"]);
-    expect(agentIds(response)).toEqual([ap.shipping]);
+    expect(agentIds(response)).toEqual([ap.shipping!]);
     const users = await search({ query: "refund", user_id: "ana", source: "chat", ...everything, top_k: 100, entity_types: ["user_playbooks"] });
     expect(userIds(users)).toEqual(sortedIds(up.refundChat, up.spanish));
     const empty = await search({ query: "refund", user_id: "ana", source: "", ...everything, top_k: 100, entity_types: ["profiles"] });
@@ -167,12 +189,18 @@ describe("POST /api/search: results", () => {
   test("tags match any of the given tags", async () => {
     const response = await search({ query: "refund", user_id: "ana", tags: ["outdoor", "billing"], ...everything, top_k: 100 });
     expect(profileIds(response)).toEqual(["ana-hike"]);
-    expect(userIds(response)).toEqual([up.refundChat]);
-    expect(agentIds(response)).toEqual([ap.refund]);
+    expect(userIds(response)).toEqual([up.refundChat!]);
+    expect(agentIds(response)).toEqual([ap.refund!]);
   });
 
   test("agent_playbook_status_filter takes approval statuses in any case", async () => {
-    const response = await search({ query: "customer", agent_playbook_status_filter: ["rejected", "Pending"], ...everything, top_k: 100, entity_types: ["agent_playbooks"] });
+    const response = await search({
+      query: "customer",
+      agent_playbook_status_filter: ["rejected", "Pending"],
+      ...everything,
+      top_k: 100,
+      entity_types: ["agent_playbooks"],
+    });
     expect(agentIds(response)).toEqual(sortedIds(ap.shipping, ap.rejected));
   });
 
@@ -190,8 +218,7 @@ describe("POST /api/search: results", () => {
 
   test("the three searches share one query embedding", async () => {
     const { embedder, counter } = slowCountingEmbedder(await sharedEmbedder(), 0);
-    const response = await withSearchDeps({ embedder }, () => search({ query: "a fresh query about refunds", user_id: "ana" }));
-    expect(response.status).toBe(200);
+    await withSearchDeps({ embedder }, () => search({ query: "a fresh query about refunds", user_id: "ana" }));
     expect(counter.queries).toBe(1);
   });
 });
@@ -212,7 +239,7 @@ describe("POST /api/search: omission rule", () => {
     expect(userIds(alone)).toEqual(sortedIds(linked, second, third));
 
     const together = await search(query);
-    expect(agentIds(together)).toContain(agent);
+    expect(agentIds(together)).toContain(agent!);
     expect(userIds(together)).toEqual(sortedIds(second, third));
     expect(userIds(together)).not.toContain(fourth);
   });
@@ -224,10 +251,10 @@ describe("POST /api/search: sessions", () => {
   test("a learning served to a session is not served again in that session", async () => {
     const first = await search({ ...sessionQuery, session_id: "sess-a", interaction_id: 7 });
     const second = await search({ ...sessionQuery, session_id: "sess-a" });
-    for (const list of ["profiles", "user_playbooks", "agent_playbooks"]) {
-      expect(first.body[list]).toHaveLength(1);
-      expect(second.body[list]).toHaveLength(1);
-      expect(second.body[list][0]).not.toEqual(first.body[list][0]);
+    for (const list of ["profiles", "user_playbooks", "agent_playbooks"] as const) {
+      expect(first[list]).toHaveLength(1);
+      expect(second[list]).toHaveLength(1);
+      expect(second[list][0]).not.toEqual(first[list][0]);
     }
     const otherSession = await search({ ...sessionQuery, session_id: "sess-b" });
     expect(profileIds(otherSession)).toEqual(profileIds(first));
@@ -250,8 +277,8 @@ describe("POST /api/search: sessions", () => {
 
   test("concurrent searches of one session never serve the same learning twice", async () => {
     const responses = await Promise.all(Array.from({ length: 6 }, () => search({ ...sessionQuery, session_id: "sess-race", top_k: 3 })));
-    for (const list of ["profiles", "user_playbooks", "agent_playbooks"]) {
-      const served = responses.flatMap((r) => r.body[list].map((item: any) => JSON.stringify(item.profile_id ?? item.user_playbook_id ?? item.agent_playbook_id)));
+    for (const list of ["profiles", "user_playbooks", "agent_playbooks"] as const) {
+      const served = responses.flatMap((r) => r[list].map((item: any) => JSON.stringify(item.profile_id ?? item.user_playbook_id ?? item.agent_playbook_id)));
       expect(served.length).toBeGreaterThan(0);
       expect(new Set(served).size).toBe(served.length);
     }
@@ -261,7 +288,7 @@ describe("POST /api/search: sessions", () => {
 describe("POST /api/search: deadline and storage", () => {
   test("past the deadline: 504 with detail, reason and correlation_id, and no served state", async () => {
     const response = await withSearchDeps({ search: { deadlineMs: 0 } }, () =>
-      search({ ...everything, query: "refund", user_id: "ana", session_id: "sess-late" }, { "x-correlation-id": "corr-504" }),
+      rawSearch({ ...everything, query: "refund", user_id: "ana", session_id: "sess-late" }, { "x-correlation-id": "corr-504" }),
     );
     expect(response.status).toBe(504);
     expect(response.body).toEqual({ error: "search_deadline", detail: "Request timeout", reason: "search_deadline", correlation_id: "corr-504" });
@@ -272,16 +299,17 @@ describe("POST /api/search: deadline and storage", () => {
   test("a search that outlasts the deadline is cut off at it", async () => {
     const { embedder } = slowCountingEmbedder(await sharedEmbedder(), 2000);
     const started = performance.now();
-    const response = await withSearchDeps({ embedder, search: { deadlineMs: 100 } }, () => search({ query: "slow refund", user_id: "ana" }));
-    expect(response.status).toBe(504);
-    expect(response.body.reason).toBe("search_deadline");
+    await expect(withSearchDeps({ embedder, search: { deadlineMs: 100 } }, () => search({ query: "slow refund", user_id: "ana" }))).rejects.toMatchObject({
+      status: 504,
+      details: { reason: "search_deadline" },
+    });
     expect(performance.now() - started).toBeLessThan(1500);
   });
 
   test("with the deadline switched off a slow search completes", async () => {
     const { embedder } = slowCountingEmbedder(await sharedEmbedder(), 200);
-    const response = await withSearchDeps({ embedder, search: { deadlineMs: null } }, () => search({ query: "slow refund again", user_id: "ana" }));
-    expect(response.status).toBe(200);
+    const result = await withSearchDeps({ embedder, search: { deadlineMs: null } }, () => search({ query: "slow refund again", user_id: "ana" }));
+    expect(result.success).toBe(true);
   });
 
   test("unavailable storage answers 503, never an empty success", async () => {

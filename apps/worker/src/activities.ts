@@ -1,4 +1,4 @@
-import { reembedProfilesStep, runAggregationStep, runLearningStep, type CoreDeps } from "@als/core";
+import { type CoreDeps, reembedProfilesStep, runAggregationStep, runGenerationStep, runLearningStep, type StepOutcome } from "@als/core";
 import type { Activities } from "@als/workflows/activities";
 import { learnUserWorkflowId } from "@als/workflows/workflow-ids";
 import { ApplicationFailure, Context } from "@temporalio/activity";
@@ -17,20 +17,27 @@ export function createActivities(deps: CoreDeps): Activities {
       return reembedProfilesStep(deps, { orgId, projectId }, batchSize);
     },
 
-    // Both steps heartbeat while the LLM works, so a worker that dies mid-step is noticed in seconds.
+    // These steps heartbeat while the LLM works, so a worker that dies mid-step is noticed in seconds.
     // Their lease token is their workflow id: a retry of the step (on any worker) takes the lease
     // over at once, and the step's own compare-and-set still lets only one attempt commit.
     learningStep: ({ orgId, projectId, userId }) =>
       withHeartbeat(() => runLearningStep(deps, { orgId, projectId }, userId, learnUserWorkflowId({ orgId, projectId, userId }))),
 
     aggregationStep: ({ orgId, projectId, operationId }) =>
-      withHeartbeat(async () => {
-        const outcome = await runAggregationStep(deps, { orgId, projectId }, operationId, operationId);
-        // The receipt keeps a safe code only; the operator's log gets what went wrong.
-        if (outcome.unexpected) Context.current().log.error("aggregation step failed unexpectedly", { operationId, error: outcome.unexpected });
-        return outcome;
-      }),
+      withHeartbeat(() => logged("aggregation step", operationId, runAggregationStep(deps, { orgId, projectId }, operationId, operationId))),
+
+    // A generation run is long: when the worker shuts down (or Temporal gave up on this attempt), the
+    // activity is cancelled, and the step stops at its next commit and puts the run back in the queue.
+    generationStep: ({ orgId, projectId, runId }) =>
+      withHeartbeat(() => logged("generation step", runId, runGenerationStep(deps, { orgId, projectId }, runId, runId, Context.current().cancellationSignal))),
   };
+}
+
+/** A run keeps a safe error code only; the operator's log gets what went wrong. */
+async function logged(step: string, id: string, attempt: Promise<StepOutcome>): Promise<StepOutcome> {
+  const outcome = await attempt;
+  if (outcome.unexpected) Context.current().log.error(`${step} failed unexpectedly`, { id, error: outcome.unexpected });
+  return outcome;
 }
 
 async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {

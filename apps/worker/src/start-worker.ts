@@ -1,15 +1,12 @@
 import { fileURLToPath } from "node:url";
-import { createEmbedder, createLlm } from "@als/ai";
-import { createComputePool } from "@als/compute";
-import { prepareVectorIndex, startVectorSyncLoop, systemClock, type CoreDeps, type Settings, type VectorSyncLoop } from "@als/core";
-import { openDatabase } from "@als/db";
-import { QdrantVectorIndex } from "@als/vector";
+import { createCoreDeps, type Settings, startVectorSyncLoop, type VectorSyncLoop } from "@als/core";
 import { Client } from "@temporalio/client";
-import { NativeConnection, Worker, type Logger } from "@temporalio/worker";
+import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { schedulePendingLearning } from "./schedule-pending-learning.ts";
-import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
+import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
+import { scheduleUnfinishedGenerationRuns } from "./schedule-unfinished-generation-runs.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
 const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
@@ -22,26 +19,21 @@ export interface RunningWorker {
 }
 
 /**
- * The worker's composition root: builds the domain dependencies once, registers the workflows and
- * activities on the task queue, then schedules the re-embedding the current model calls for and the
- * learning that publishes left pending.
+ * The worker's composition root: builds the domain dependencies once (see createCoreDeps), registers
+ * the workflows and activities on the task queue, then schedules the re-embedding the current model
+ * calls for, the learning that publishes left pending, and the durable runs left unfinished.
  */
 export async function startWorker(settings: Settings, log: Logger): Promise<RunningWorker> {
   const { storage, temporal } = settings;
   if (storage.kind !== "postgres" || temporal === undefined) {
     throw new Error("the worker serves full mode; set DATABASE_URL and TEMPORAL_ADDRESS");
   }
-  const embedder = await createEmbedder(settings.embedding);
-  const db = await openDatabase(storage);
-  const compute = createComputePool();
-  const deps: CoreDeps = { db, embedder, now: systemClock, compute, ...(settings.llm && { llm: createLlm(settings.llm) }) };
+  const graph = await createCoreDeps(settings, log);
+  const { deps } = graph;
   // Every worker drains the vector outbox; its drain lock lets one at a time push.
-  let vectorSync: VectorSyncLoop | undefined;
-  if (settings.vectorIndex) {
-    const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
-    await prepareVectorIndex({ db, vectorIndex });
-    vectorSync = startVectorSyncLoop({ db, vectorIndex }, (error) => log.error("vector index sync failed", { error: String(error) }));
-  }
+  const vectorSync: VectorSyncLoop | undefined =
+    deps.vectorIndex &&
+    startVectorSyncLoop({ db: deps.db, vectorIndex: deps.vectorIndex }, (error) => log.error("vector index sync failed", { error: String(error) }));
   const connection = await NativeConnection.connect({ address: temporal.address });
   const worker = await Worker.create({
     connection,
@@ -54,16 +46,15 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     vectorSync?.stop();
     await vectorSync?.idle();
     await connection.close();
-    await db.close();
-    await compute.close();
-    await embedder.close();
+    await graph.close();
   });
   const client = new Client({ connection, namespace: temporal.namespace });
   try {
     const started = await scheduleStaleReembeds(client, deps, temporal.taskQueue);
-    log.info("re-embedding scheduled", { modelId: embedder.modelId, started });
+    log.info("re-embedding scheduled", { modelId: deps.embedder.modelId, started });
     log.info("learning scheduled", { users: await schedulePendingLearning(client, deps, temporal.taskQueue) });
     log.info("aggregation operations scheduled", { operations: await scheduleUnfinishedAggregations(client, deps, temporal.taskQueue) });
+    log.info("generation runs scheduled", { runs: await scheduleUnfinishedGenerationRuns(client, deps, temporal.taskQueue) });
   } catch (error) {
     worker.shutdown();
     await finished;

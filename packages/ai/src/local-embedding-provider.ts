@@ -40,7 +40,7 @@ export async function createLocalEmbeddingProvider(options: LocalEmbeddingOption
     const batches = chunk(order, textsPerTask);
     const results = await Promise.all(batches.map((indices) => embedBatch(indices.map((index) => texts[index]!))));
     const vectors = new Array<number[]>(texts.length);
-    batches.forEach((indices, batch) => indices.forEach((index, row) => (vectors[index] = results[batch]![row]!)));
+    for (const [batch, indices] of batches.entries()) for (const [row, index] of indices.entries()) vectors[index] = results[batch]![row]!;
     return vectors;
   }
 

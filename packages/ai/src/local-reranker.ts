@@ -43,7 +43,7 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
     const batches = chunk(order, documentsPerTask);
     const results = await Promise.all(batches.map((indices) => scoreTask(query, indices.map((index) => documents[index]!))));
     const scores = new Array<number>(documents.length);
-    batches.forEach((indices, batch) => indices.forEach((index, row) => (scores[index] = results[batch]![row]!)));
+    for (const [batch, indices] of batches.entries()) for (const [row, index] of indices.entries()) scores[index] = results[batch]![row]!;
     return scores;
   }
 

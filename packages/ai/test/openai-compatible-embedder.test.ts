@@ -84,7 +84,7 @@ describe("OpenAI-compatible embedder against a local HTTP server", () => {
     server.requests.length = 0;
     const vectors = await Promise.all(Array.from({ length: 5 }, () => embedder.embedQuery("the same question")));
     expect(server.requests).toHaveLength(1);
-    vectors.forEach((vector) => expect(vector).toEqual(vectors[0]!));
+    for (const vector of vectors) expect(vector).toEqual(vectors[0]!);
     expect(await embedder.embedQuery("the same question")).toEqual(vectors[0]!);
     expect(server.requests).toHaveLength(1);
   });

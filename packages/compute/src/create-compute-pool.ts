@@ -77,7 +77,10 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
     // The timer is left referenced: Piscina unrefs idle workers, so without it Node would see an
     // empty event loop while the workers exit and end the process under a pending close().
     let grace: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([exited, new Promise((resolve) => (grace = setTimeout(resolve, exitGraceMs)))]);
+    const graceOver = new Promise<void>((resolve) => {
+      grace = setTimeout(resolve, exitGraceMs);
+    });
+    await Promise.race([exited, graceOver]);
     clearTimeout(grace);
     await pool.close();
   }

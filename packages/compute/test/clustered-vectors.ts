@@ -25,6 +25,6 @@ export function clusteredVectors(options: { groups: number; perGroup: number; si
     [rows[i], rows[j]] = [rows[j]!, rows[i]!];
   }
   const vectors = new Float32Array(rows.length * dims);
-  rows.forEach((row, index) => vectors.set(row.vector, index * dims));
+  for (const [index, row] of rows.entries()) vectors.set(row.vector, index * dims);
   return { vectors, groupOfRow: rows.map((row) => row.group) };
 }

@@ -18,7 +18,7 @@ export type SearchMode = z.infer<typeof SearchMode>;
 
 export const SOURCE_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,127}$/;
 /** A source filter or value: empty means none; otherwise the contract's pattern. */
-export const Source = z.string().refine((value) => value === "" || SOURCE_PATTERN.test(value), {
+export const Source = z.string().regex(new RegExp(`^$|${SOURCE_PATTERN.source}`), {
   message: "must match ^[a-z0-9][a-z0-9._:-]{0,127}$ (lowercase ASCII, at most 128 characters)",
 });
 
@@ -44,13 +44,26 @@ export const NoInput = z.object({}).strict().optional();
 
 export const UserId = z.string().min(1).max(255);
 
-/** Optional Unix-second bounds of a time filter, both inclusive. */
+/** An ISO 8601 date-time, with or without an offset (without one it is UTC), as Unix seconds. */
+const IsoDateTime = z.iso
+  .datetime({ offset: true, local: true })
+  .transform((text) => Math.floor(Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`) / 1000));
+
+/**
+ * A time bound of a filter: Unix seconds, or an ISO 8601 date-time (Python clients send their
+ * datetimes that way). In a query string the seconds arrive as text.
+ */
+export const TimeBound = z.union([UnixSeconds, z.string().regex(/^\d+$/).transform(Number), IsoDateTime]);
+
+/** Optional bounds of a time filter, both inclusive. */
 export const TimeRange = {
-  start_time: UnixSeconds.optional(),
-  end_time: UnixSeconds.optional(),
+  start_time: TimeBound.optional(),
+  end_time: TimeBound.optional(),
 };
 export const endAfterStart = (value: { start_time?: number | undefined; end_time?: number | undefined }) =>
   value.start_time === undefined || value.end_time === undefined || value.end_time > value.start_time;
 export const END_BEFORE_START = { message: "end_time must be after start_time", path: ["end_time"] };
+/** JSON Schema cannot compare two fields: OpenAPI states the rule in words. */
+export const END_AFTER_START_RULE = { description: "When both are given, end_time must be after start_time." };
 
 export const StatusFilter = z.array(Status).min(1);

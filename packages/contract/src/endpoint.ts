@@ -45,10 +45,21 @@ export type Endpoint<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z
 };
 
 /** Errors any endpoint can answer: storage down, the server's backstop, a fault of ours. */
-export const COMMON_ERRORS = ["storage_unavailable", "backstop_timeout", "internal_error"] as const satisfies readonly ErrorCode[];
+export const COMMON_ERRORS = ["validation_error", "storage_unavailable", "backstop_timeout", "internal_error"] as const satisfies readonly ErrorCode[];
+
+/**
+ * Every error an endpoint can answer: those all endpoints can (input that breaks its schema
+ * included: an endpoint without input refuses fields), the body rules (413, 415) when it reads a
+ * body, and its own. OpenAPI lists them; strict servers (tests) refuse to answer any other.
+ */
+export function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
+  const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(endpoint.errors ?? [])]);
+  if (endpoint.method !== "GET") for (const code of ["payload_too_large", "unsupported_media_type"] as const) codes.add(code);
+  return codes;
+}
 
 /** Names each endpoint of a resource `resource.action` after its key. */
-export function defineResource<const R extends string, const S extends Record<string, EndpointSpec<any, any>>>(
+export function defineResource<const R extends string, const S extends Record<string, EndpointSpec>>(
   resource: R,
   specs: S,
 ): { [A in keyof S & string]: S[A] & { procedure: `${R}.${A}` } } {

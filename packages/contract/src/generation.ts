@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { END_BEFORE_START, endAfterStart, Source, TimeRange, UserId } from "./common.ts";
+import { END_AFTER_START_RULE, END_BEFORE_START, endAfterStart, Source, TimeRange, UserId } from "./common.ts";
 
 /** Legacy selectors the contract still accepts: every extractor of the kind runs. */
 const IgnoredNames = z.array(z.string()).nullish();
@@ -16,7 +16,8 @@ export const RerunProfileGenerationRequest = z
     extractor_names: IgnoredNames,
     wait_for_response: z.boolean().default(false),
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type RerunProfileGenerationRequest = z.infer<typeof RerunProfileGenerationRequest>;
 
 export const RerunProfileGenerationResponse = z.object({
@@ -34,7 +35,8 @@ export const RerunPlaybookGenerationRequest = z
     playbook_name: z.string().nullish(),
     wait_for_response: z.boolean().default(false),
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type RerunPlaybookGenerationRequest = z.infer<typeof RerunPlaybookGenerationRequest>;
 
 export const RerunPlaybookGenerationResponse = z.object({

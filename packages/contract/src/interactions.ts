@@ -110,9 +110,9 @@ export const PublishInteractionRequest = z
   })
   .superRefine((request, ctx) => {
     if (request.interaction_data_list.every(isEmptyInteraction)) {
-      request.interaction_data_list.forEach((_, index) =>
-        ctx.addIssue({ code: "custom", path: ["interaction_data_list", index], message: "interaction is empty (every interaction of the batch is)" }),
-      );
+      for (const index of request.interaction_data_list.keys()) {
+        ctx.addIssue({ code: "custom", path: ["interaction_data_list", index], message: "interaction is empty (every interaction of the batch is)" });
+      }
     }
     if (request.evaluation_only && request.force_extraction) {
       ctx.addIssue({ code: "custom", path: ["force_extraction"], message: "cannot be combined with evaluation_only (evaluation-only requests are never extracted)" });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import {
-  END_BEFORE_START,
+  END_AFTER_START_RULE, END_BEFORE_START,
   endAfterStart,
   PLAYBOOK_STATUSES,
   PlaybookStatus,
@@ -31,6 +31,13 @@ export const hasContentOrTrigger = (playbook: { content: string; trigger: string
   playbook.content.trim() !== "" || playbook.trigger.trim() !== "";
 export const CONTENT_OR_TRIGGER_MESSAGE = "give content or trigger: at least one must be non-empty";
 const CONTENT_OR_TRIGGER = { message: CONTENT_OR_TRIGGER_MESSAGE, path: ["content"] };
+/** The same rule in JSON Schema, for OpenAPI: a non-blank content or a non-blank trigger. */
+const CONTENT_OR_TRIGGER_SCHEMA = {
+  anyOf: [
+    { required: ["content"], properties: { content: { pattern: "\\S" } } },
+    { required: ["trigger"], properties: { trigger: { pattern: "\\S" } } },
+  ],
+};
 
 /** The text of a JSON object, as the contract carries playbook_metadata. */
 export const JsonObjectText = z.string().refine(
@@ -97,7 +104,8 @@ export const NewUserPlaybook = z
     ...NewPlaybookFields,
   })
   .strict()
-  .refine(hasContentOrTrigger, CONTENT_OR_TRIGGER);
+  .refine(hasContentOrTrigger, CONTENT_OR_TRIGGER)
+  .meta(CONTENT_OR_TRIGGER_SCHEMA);
 export type NewUserPlaybook = z.infer<typeof NewUserPlaybook>;
 
 export const NewAgentPlaybook = z
@@ -110,7 +118,8 @@ export const NewAgentPlaybook = z
     ...NewPlaybookFields,
   })
   .strict()
-  .refine(hasContentOrTrigger, CONTENT_OR_TRIGGER);
+  .refine(hasContentOrTrigger, CONTENT_OR_TRIGGER)
+  .meta(CONTENT_OR_TRIGGER_SCHEMA);
 export type NewAgentPlaybook = z.infer<typeof NewAgentPlaybook>;
 
 export const AddUserPlaybookRequest = z.object({
@@ -159,7 +168,8 @@ export const GetUserPlaybooksRequest = z
     request_id: z.string().optional(),
     ...PlaybookFilterFields,
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type GetUserPlaybooksRequest = z.infer<typeof GetUserPlaybooksRequest>;
 
 export const GetAgentPlaybooksRequest = z
@@ -171,7 +181,8 @@ export const GetAgentPlaybooksRequest = z
     // Every read goes to storage (there is no cache yet), so there is nothing to bypass.
     force_refresh: z.boolean().default(false),
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type GetAgentPlaybooksRequest = z.infer<typeof GetAgentPlaybooksRequest>;
 
 export const SearchUserPlaybooksRequest = z
@@ -184,7 +195,8 @@ export const SearchUserPlaybooksRequest = z
     ...PlaybookFilterFields,
     ...SearchOptionFields,
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type SearchUserPlaybooksRequest = z.infer<typeof SearchUserPlaybooksRequest>;
 
 export const SearchAgentPlaybooksRequest = z
@@ -197,7 +209,8 @@ export const SearchAgentPlaybooksRequest = z
     playbook_status_filter: PlaybookStatusFilter.optional(),
     ...SearchOptionFields,
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type SearchAgentPlaybooksRequest = z.infer<typeof SearchAgentPlaybooksRequest>;
 
 export const UserPlaybooksResponse = z.object({

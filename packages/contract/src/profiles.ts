@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { END_BEFORE_START, endAfterStart, SearchMode, Source, Status, StatusFilter, STATUSES, Tags, Threshold, TimeRange, UserId } from "./common.ts";
+import { END_AFTER_START_RULE, END_BEFORE_START, endAfterStart, SearchMode, Source, Status, StatusFilter, STATUSES, Tags, Threshold, TimeRange, UserId } from "./common.ts";
 
 export const PROFILE_TIME_TO_LIVE = ["one_day", "one_week", "one_month", "one_quarter", "one_year", "infinity"] as const;
 export const ProfileTimeToLive = z.enum(PROFILE_TIME_TO_LIVE);
@@ -42,7 +42,19 @@ export const NewProfile = z
 export type NewProfile = z.infer<typeof NewProfile>;
 
 export const AddUserProfileRequest = z.object({
-  user_profiles: z.array(NewProfile).min(1, "user_profiles must hold at least one profile"),
+  user_profiles: z
+    .array(NewProfile)
+    .min(1, "user_profiles must hold at least one profile")
+    // One write replaces a profile once: two entries for one profile_id would leave it undecided which stays.
+    .superRefine((profiles, ctx) => {
+      const firstIndex = new Map<string, number>();
+      profiles.forEach((profile, index) => {
+        if (profile.profile_id === undefined) return;
+        const first = firstIndex.get(profile.profile_id);
+        if (first === undefined) firstIndex.set(profile.profile_id, index);
+        else ctx.addIssue({ code: "custom", path: [index, "profile_id"], message: `repeats the profile_id of user_profiles[${first}]` });
+      });
+    }),
 });
 export const AddUserProfileResponse = z.object({
   success: z.boolean(),
@@ -64,7 +76,8 @@ export const GetProfilesRequest = z
     tags: Tags.optional(),
     force_refresh: z.boolean().default(false),
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type GetProfilesRequest = z.infer<typeof GetProfilesRequest>;
 
 export const ProfilesResponse = z.object({
@@ -89,11 +102,11 @@ export const GetAllProfilesQuery = z
     query: z.string().optional(),
     source: Source.optional(),
     profile_time_to_live: ProfileTimeToLive.optional(),
-    start_time: queryInt.nonnegative().optional(),
-    end_time: queryInt.nonnegative().optional(),
+    ...TimeRange,
     date_field: z.enum(DATE_FIELDS).default("last_modified_timestamp"),
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type GetAllProfilesQuery = z.infer<typeof GetAllProfilesQuery>;
 
 export const SearchProfilesRequest = z
@@ -112,7 +125,8 @@ export const SearchProfilesRequest = z
     enable_reformulation: z.boolean().default(false),
     search_mode: SearchMode.optional(),
   })
-  .refine(endAfterStart, END_BEFORE_START);
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type SearchProfilesRequest = z.infer<typeof SearchProfilesRequest>;
 
 /** CPU work grows with every pair a cross-encoder reads; a larger list is refused, not left to time out. */

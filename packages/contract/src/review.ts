@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { UnixSeconds } from "./common.ts";
+import { TimeBound } from "./common.ts";
 
 export const ReviewUserPlaybooksRequest = z
   .object({
     /** Inclusive bounds of the playbooks' creation time. */
-    start_time: UnixSeconds,
-    end_time: UnixSeconds,
+    start_time: TimeBound,
+    end_time: TimeBound,
     /** Applied newest first. */
     top_k: z.number().int().min(1).max(100).default(10),
     /** true: decide inline and write nothing; false: apply in the background and answer at once. */

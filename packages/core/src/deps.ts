@@ -26,6 +26,8 @@ export interface CoreDeps {
   compute?: { clusterEmbeddings(input: { vectors: Float32Array; dims: number; threshold: number; minClusterSize: number }): Promise<Int32Array> };
   /** Tells the orchestrator that an aggregation operation waits to run (the reconciler, or a Temporal workflow). */
   scheduleAggregation?: (scope: Scope, operationId: string) => Promise<void> | void;
+  /** Tells the orchestrator that a generation run (rerun, manual generation, review apply) waits to run. */
+  scheduleGenerationRun?: (scope: Scope, runId: string) => Promise<void> | void;
 }
 
 export interface LearningSettings {

@@ -1,4 +1,5 @@
 export * from "./deps.ts";
+export * from "./create-core-deps.ts";
 export * from "./settings.ts";
 export * from "./reconciler.ts";
 export * from "./profiles/add-profiles.ts";
@@ -36,6 +37,10 @@ export { assignExperimentArm } from "./search/experiment-assignment.ts";
 export * from "./learning/learnings-of-request.ts";
 export * from "./generation/rerun-generation.ts";
 export * from "./generation/manual-generation.ts";
+export * from "./generation/generation-step.ts";
+export * from "./generation/get-generation-run.ts";
+export { GENERATION_LEASE_SECONDS } from "./generation/run-cursor.ts";
+export type { StepOutcome } from "./durable/step-outcome.ts";
 export * from "./generation/upgrade-profiles.ts";
 export * from "./generation/upgrade-user-playbooks.ts";
 export * from "./aggregation/operations.ts";

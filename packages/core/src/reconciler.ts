@@ -1,8 +1,9 @@
-import { aggregation, learning, profiles, type Scope } from "@als/db";
+import { aggregation, generationRuns, learning, profiles, type Scope } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { CoreDeps } from "./deps.ts";
-import { runLearningStep } from "./learning/learning-step.ts";
-import { reembedProfilesStep } from "./profiles/reembed-profiles.ts";
+import { runGenerationStep } from "./generation/generation-step.ts";
+import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
+import { type ReembedProgress, reembedProfilesStep } from "./profiles/reembed-profiles.ts";
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
@@ -31,13 +32,19 @@ const parseKey = (key: UserKey) => {
  * every user with interactions not yet learned from (so a restart loses nothing); after that,
  * `wakeUser` queues a user whose stream moved, and sleeping users (a short window waiting for its
  * inactivity deadline, a retry's backoff) are woken when their time comes. Every pass also runs the
- * aggregation operations that are queued, due for a retry, or left by a worker whose lease expired.
- * With a vector index configured, it also drains the vector outbox into it (see startVectorSyncLoop).
+ * aggregation operations that are queued, due for a retry, or left by a worker whose lease expired,
+ * and wakes the lane of generation runs, which runs them the same way, one at a time, beside the
+ * passes: a rerun of every user can take long, and learning should not wait for it. With a vector
+ * index configured, it also drains the vector outbox into it (see startVectorSyncLoop).
  */
 export class Reconciler {
   private pass: Promise<void> | undefined;
   private again = false;
   private recovered = false;
+  private generationLane: Promise<void> | undefined;
+  private generationAgain = false;
+  /** Aborted by stop(): a generation run in progress ends at its next commit and waits for the next start. */
+  private readonly stopping = new AbortController();
   private readonly due = new Set<UserKey>();
   private readonly sleeping = new Map<UserKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
@@ -76,15 +83,16 @@ export class Reconciler {
     });
   }
 
-  /** Resolves when no pass is running and no user is queued (tests, shutdown). */
+  /** Resolves when no pass or generation run is running and no user is queued (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.pass) await this.pass;
+    while (this.pass || this.generationLane) await (this.pass ?? this.generationLane);
     await this.vectorSync?.idle();
   }
 
-  /** Stops the wake-up timer; a running pass still finishes (await idle()). */
+  /** Stops the wake-up timer and generation runs at their next commit; a running pass still finishes (await idle()). */
   stop(): void {
     clearInterval(this.timer);
+    this.stopping.abort();
     this.vectorSync?.stop();
   }
 
@@ -92,8 +100,11 @@ export class Reconciler {
     try {
       if (!this.recovered) {
         // The embedded database belongs to this one process: a lease still held was held by this
-        // process before it crashed, and its window is taken up again from the start.
+        // process before it crashed. Its window is taken up again from the start; its aggregation
+        // operation or generation run from what it committed.
         await learning.releaseAllUserLeases(this.deps.db);
+        await aggregation.expireOperationLeases(this.deps.db, this.deps.now());
+        await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await this.reembedStaleProfiles();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;
@@ -109,6 +120,7 @@ export class Reconciler {
           this.due.add(key);
         }
       }
+      this.runGenerationLane();
       await Promise.all([...Array.from({ length: LEARNING_CONCURRENCY }, () => this.drainDueUsers()), this.runDueOperations()]);
     } catch (error) {
       this.onError(error);
@@ -119,7 +131,7 @@ export class Reconciler {
     for (let key = this.takeDue(); key !== undefined; key = this.takeDue()) {
       const { scope, userId } = parseKey(key);
       try {
-        let outcome;
+        let outcome: LearningStepOutcome;
         do outcome = await runLearningStep(this.deps, scope, userId);
         while (outcome.next === "again");
         if (outcome.next === "sleep") this.sleeping.set(key, outcome.until);
@@ -141,6 +153,32 @@ export class Reconciler {
     }
   }
 
+  /** Starts the lane of generation runs, or asks the running lane to look again when it ends. */
+  private runGenerationLane(): void {
+    if (this.generationLane) {
+      this.generationAgain = true;
+      return;
+    }
+    this.generationLane = this.runDueGenerationRuns()
+      .catch(this.onError)
+      .finally(() => {
+        this.generationLane = undefined;
+        if (this.generationAgain) {
+          this.generationAgain = false;
+          this.runGenerationLane();
+        }
+      });
+  }
+
+  /** One attempt at each runnable generation run; a retry's backoff is seen by a later pass (the wake-up timer's). */
+  private async runDueGenerationRuns(): Promise<void> {
+    for (const { runId, ...scope } of await generationRuns.findRunnableRuns(this.deps.db, this.deps.now())) {
+      if (this.stopping.signal.aborted) return;
+      const outcome = await runGenerationStep(this.deps, scope, runId, undefined, this.stopping.signal);
+      if (outcome.unexpected) this.onError(new Error(`generation run ${runId}: ${outcome.unexpected}`));
+    }
+  }
+
   private takeDue(): UserKey | undefined {
     const [next] = this.due;
     if (next !== undefined) this.due.delete(next);
@@ -149,9 +187,21 @@ export class Reconciler {
 
   private async reembedStaleProfiles(): Promise<void> {
     for (const scope of await profiles.findScopesWithStaleEmbeddings(this.deps.db, this.deps.embedder.modelId)) {
-      let progress;
+      let progress: ReembedProgress;
       do progress = await reembedProfilesStep(this.deps, scope, REEMBED_BATCH);
       while (progress.remaining > 0 && progress.reembedded > 0);
     }
   }
+}
+
+/**
+ * The embedded mode's orchestrator for `deps`: a reconciler that the domain's schedule hooks wake.
+ * Its first poke() starts the pass that picks up what a crash left.
+ */
+export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => void): Reconciler {
+  const reconciler = new Reconciler(deps, onError);
+  deps.scheduleLearning = (scope, userId) => reconciler.wakeUser(scope, userId);
+  deps.scheduleAggregation = () => reconciler.poke();
+  deps.scheduleGenerationRun = () => reconciler.poke();
+  return reconciler;
 }

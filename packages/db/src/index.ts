@@ -24,6 +24,9 @@ export type { CursorRecord, Extractor, PendingSummary, StallRecord, LlmUsageReco
 export * as projectConfig from "./queries/project-config.ts";
 export * as aggregation from "./queries/aggregation.ts";
 export type { AggregationInput, OperationRecord, OperationStatus } from "./queries/aggregation.ts";
+export * as generationRuns from "./queries/generation-runs.ts";
+export type { GenerationProgress, GenerationRunOf, GenerationRunRecord, GenerationWork } from "./queries/generation-runs.ts";
+export type { RunStatus } from "./queries/leased-runs.ts";
 export * as playbookReviews from "./queries/playbook-reviews.ts";
 export type { ReviewDecision, ReviewDecisionRow } from "./queries/playbook-reviews.ts";
 export * as vectorOutbox from "./queries/vector-outbox.ts";

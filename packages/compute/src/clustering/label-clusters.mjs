@@ -19,7 +19,10 @@ export function labelClusters(clusterOfRow, minClusterSize) {
       return;
     }
     let label = labelOf.get(cluster);
-    if (label === undefined) labelOf.set(cluster, (label = labelOf.size));
+    if (label === undefined) {
+      label = labelOf.size;
+      labelOf.set(cluster, label);
+    }
     labels[row] = label;
   });
   return labels;

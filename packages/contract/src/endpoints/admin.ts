@@ -8,5 +8,6 @@ export const adminEndpoints = defineResource("admin", {
     summary: "Forget what this server caches for the caller's organisation (403 for another org_id)",
     input: InvalidateCacheRequest,
     output: InvalidateCacheResponse,
+    errors: ["forbidden"],
   },
 });

@@ -9,6 +9,7 @@ export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
     summary: "Add agent playbooks (PENDING approval unless given), optionally linked to their source user playbooks",
     input: AddAgentPlaybookRequest,
     output: AddAgentPlaybookResponse,
+    errors: ["embedding_unavailable"],
   },
   search: {
     method: "POST",
@@ -16,6 +17,7 @@ export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
     summary: "Search agent playbooks: vector, fts or hybrid (the default); CURRENT and PENDING unless filtered; source matches linked user playbooks",
     input: SearchAgentPlaybooksRequest,
     output: AgentPlaybooksResponse,
+    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable"],
   },
   deleteByIds: {
     method: "DELETE",
@@ -37,6 +39,7 @@ export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
     summary: "Delete one agent playbook (404 when unknown); its source user playbooks stay",
     input: DeleteAgentPlaybookRequest,
     output: SuccessMessageResponse,
+    errors: ["not_found"],
   },
   updateStatus: {
     method: "PUT",
@@ -44,6 +47,7 @@ export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
     summary: "Approve, reject or return an agent playbook to PENDING (any letter case)",
     input: UpdateAgentPlaybookStatusRequest,
     output: SuccessMessageResponse,
+    errors: ["not_found"],
   },
   deleteAll: {
     method: "DELETE",
@@ -58,5 +62,6 @@ export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
     summary: "Change the name, content, trigger, rationale or approval status of an agent playbook",
     input: UpdateAgentPlaybookRequest,
     output: SuccessMessageResponse,
+    errors: ["not_found", "conflict", "embedding_unavailable"],
   },
 });

@@ -8,6 +8,7 @@ export const aggregationEndpoints = defineResource("aggregation", {
     summary: "Aggregate an agent version's user playbooks now; with wait_for_response (default) answer when it has finished",
     input: RunPlaybookAggregationRequest,
     output: RunPlaybookAggregationResponse,
+    errors: ["conflict", "llm_unavailable"],
   },
   get: {
     method: "GET",
@@ -15,6 +16,7 @@ export const aggregationEndpoints = defineResource("aggregation", {
     summary: "The receipt of an aggregation operation (404 when unknown or another project's)",
     input: AggregationOperationQuery,
     output: AggregationOperationReceipt,
+    errors: ["not_found"],
   },
   start: {
     method: "POST",
@@ -22,6 +24,7 @@ export const aggregationEndpoints = defineResource("aggregation", {
     summary: "Start a durable aggregation of an agent version's user playbooks (202 with the receipt; idempotent by request_id)",
     input: StartAggregationOperationRequest,
     output: AggregationOperationReceipt,
+    errors: ["conflict"],
     successStatus: 202,
   },
 });

@@ -9,6 +9,7 @@ export const configEndpoints = defineResource("config", {
     summary: "Replace some top-level fields of the project's configuration (nested objects whole), atomically",
     input: UpdateConfigRequest,
     output: UpdateConfigResponse,
+    errors: ["conflict"],
   },
   get: {
     method: "GET",
@@ -23,5 +24,6 @@ export const configEndpoints = defineResource("config", {
     summary: "Replace the project's configuration: omitted fields return to their defaults; retrieval_experiment cannot change (409)",
     input: SetConfigRequest,
     output: SetConfigResponse,
+    errors: ["conflict"],
   },
 });

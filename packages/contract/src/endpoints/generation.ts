@@ -9,6 +9,7 @@ export const generationEndpoints = defineResource("generation", {
     summary: "Regenerate profiles from all matching interactions as PENDING profiles (upgrade_all_profiles makes them current)",
     input: RerunProfileGenerationRequest,
     output: RerunProfileGenerationResponse,
+    errors: ["llm_unavailable"],
   },
   manualProfiles: {
     method: "POST",
@@ -16,6 +17,7 @@ export const generationEndpoints = defineResource("generation", {
     summary: "Extract profiles now from each user's most recent window of interactions (fire-and-forget; output CURRENT)",
     input: ManualProfileGenerationRequest,
     output: SuccessMessageResponse,
+    errors: ["conflict", "llm_unavailable"],
   },
   upgradeProfiles: {
     method: "POST",
@@ -37,6 +39,7 @@ export const generationEndpoints = defineResource("generation", {
     summary: "Regenerate user playbooks from every user's interactions with an agent version as PENDING playbooks",
     input: RerunPlaybookGenerationRequest,
     output: RerunPlaybookGenerationResponse,
+    errors: ["llm_unavailable"],
   },
   manualPlaybooks: {
     method: "POST",
@@ -44,5 +47,6 @@ export const generationEndpoints = defineResource("generation", {
     summary: "Extract user playbooks now from each user's most recent window of interactions with an agent version (fire-and-forget; output CURRENT)",
     input: ManualPlaybookGenerationRequest,
     output: SuccessMessageResponse,
+    errors: ["conflict", "llm_unavailable"],
   },
 });

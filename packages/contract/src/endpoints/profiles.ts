@@ -9,6 +9,7 @@ export const profilesEndpoints = defineResource("profiles", {
     summary: "Add profiles (a UUIDv4 profile_id is generated when omitted; an existing profile_id is replaced)",
     input: AddUserProfileRequest,
     output: AddUserProfileResponse,
+    errors: ["embedding_unavailable"],
   },
   search: {
     method: "POST",
@@ -16,6 +17,7 @@ export const profilesEndpoints = defineResource("profiles", {
     summary: "Search a user's profiles: vector, fts or hybrid (reciprocal rank fusion, the default)",
     input: SearchProfilesRequest,
     output: ProfilesResponse,
+    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable"],
   },
   deleteByIds: {
     method: "DELETE",
@@ -44,6 +46,7 @@ export const profilesEndpoints = defineResource("profiles", {
     summary: "Delete one profile of a user, by profile_id or as the best match of search_query",
     input: DeleteProfileRequest,
     output: DeleteProfileResponse,
+    errors: ["embedding_unavailable"],
   },
   rerank: {
     method: "POST",
@@ -51,6 +54,7 @@ export const profilesEndpoints = defineResource("profiles", {
     summary: "Order some of a user's profiles by a cross-encoder's relevance to a query (503 while no reranking model is installed)",
     input: RerankUserProfilesRequest,
     output: ProfilesResponse,
+    errors: ["reranker_unavailable"],
   },
   get: {
     method: "POST",

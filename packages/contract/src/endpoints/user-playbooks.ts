@@ -17,6 +17,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     summary: "Delete one user playbook (404 when unknown)",
     input: DeleteUserPlaybookRequest,
     output: SuccessMessageResponse,
+    errors: ["not_found"],
   },
   deleteByIds: {
     method: "DELETE",
@@ -31,6 +32,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     summary: "Change the name, content, trigger or rationale of a user playbook",
     input: UpdateUserPlaybookRequest,
     output: SuccessMessageResponse,
+    errors: ["not_found", "conflict", "embedding_unavailable"],
   },
   search: {
     method: "POST",
@@ -38,6 +40,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     summary: "Search user playbooks: vector, fts or hybrid (reciprocal rank fusion, the default); CURRENT and PENDING unless filtered",
     input: SearchUserPlaybooksRequest,
     output: UserPlaybooksResponse,
+    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable"],
   },
   add: {
     method: "POST",
@@ -45,6 +48,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     summary: "Add user playbooks (each needs user_id and a content or trigger); returns their new ids in input order",
     input: AddUserPlaybookRequest,
     output: AddUserPlaybookResponse,
+    errors: ["embedding_unavailable"],
   },
   get: {
     method: "POST",
@@ -59,6 +63,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     summary: "Review the current user playbooks created in a time range: report decisions inline, or apply them in the background",
     input: ReviewUserPlaybooksRequest,
     output: ReviewUserPlaybooksResponse,
+    errors: ["llm_unavailable"],
     // Report mode decides every playbook inline, one LLM call each: the contract's extended synchronous timeout.
     timeoutMs: 300_000,
   },

@@ -1,28 +1,20 @@
-import { LlmOutputError, LlmStallError, LlmUnavailableError, type LlmUsage } from "@als/ai";
-import { aggregation, agentPlaybooks, learning, type AggregationInput, type OperationRecord, type Scope } from "@als/db";
+import type { LlmUsage } from "@als/ai";
+import { type AggregationInput, agentPlaybooks, aggregation, learning, type OperationRecord, type Scope } from "@als/db";
 import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
+import { NoLlmProvider, settleFailure } from "../durable/failure-policy.ts";
+import { LeaseLost, outcomeOfRun, type StepOutcome } from "../durable/step-outcome.ts";
 import { embedPlaybooks } from "../playbooks/playbook-text.ts";
 import { clusterPlaybooks, type PlaybookCluster } from "./cluster-playbooks.ts";
-import { summarizeCluster, type AgentPlaybookDraft } from "./summarize-cluster.ts";
+import { type AgentPlaybookDraft, summarizeCluster } from "./summarize-cluster.ts";
 
 /** Longer than a run takes; a worker that died holding an operation frees it after this. */
 export const AGGREGATION_LEASE_SECONDS = 600;
-/** Attempts of one operation before it fails for good (the bounded retry policy). */
-export const MAX_AGGREGATION_ATTEMPTS = 5;
-const RETRY_BASE_SECONDS = 10;
 const APPROVED_SHOWN = 200;
 
-/**
- * What an aggregation step leaves for its orchestrator: `done` (succeeded, failed or cancelled),
- * `retry` at a time, or `busy` (another live worker holds it).
- */
-export type AggregationStepOutcome = ({ next: "done" } | { next: "retry"; at: number } | { next: "busy" }) & {
-  /** An unexpected failure behind the outcome, for the orchestrator's log (the receipt keeps a safe code only). */
-  unexpected?: string;
-};
+/** What an aggregation step leaves for its orchestrator. */
+export type AggregationStepOutcome = StepOutcome;
 
-class LeaseLost extends Error {}
 class InputsRetired extends Error {}
 
 /**
@@ -32,10 +24,15 @@ class InputsRetired extends Error {}
  * The commit is fenced by the operation's lease, and refused when a source it used was retired
  * meanwhile (the retry then works from the inputs still current). Failures leave a safe error code.
  */
-export async function runAggregationStep(deps: CoreDeps, scope: Scope, operationId: string, leaseToken: string = crypto.randomUUID()): Promise<AggregationStepOutcome> {
+export async function runAggregationStep(
+  deps: CoreDeps,
+  scope: Scope,
+  operationId: string,
+  leaseToken: string = crypto.randomUUID(),
+): Promise<AggregationStepOutcome> {
   const now = deps.now();
   const operation = await aggregation.claimOperation(deps.db, operationId, leaseToken, now, AGGREGATION_LEASE_SECONDS);
-  if (!operation) return outcomeOf(await aggregation.findOperation(deps.db, scope, operationId), now);
+  if (!operation) return outcomeOfRun(await aggregation.findOperation(deps.db, scope, operationId), now);
   try {
     const run = await prepareRun(deps, scope, operation);
     await deps.db.transaction(async (tx) => {
@@ -48,7 +45,9 @@ export async function runAggregationStep(deps: CoreDeps, scope: Scope, operation
           : await agentPlaybooks.insertAgentPlaybooks(
               tx,
               scope,
-              drafted.map(({ cluster, draft }, index) => toAgentPlaybook(operation, cluster, draft!, { values: run.embeddings[index]!, model: deps.embedder.modelId })),
+              drafted.map(({ cluster, draft }, index) =>
+                toAgentPlaybook(operation, cluster, draft!, { values: run.embeddings[index]!, model: deps.embedder.modelId }),
+              ),
               deps.now(),
             );
       const createdFor = new Map(drafted.map(({ cluster }, index) => [cluster.key, created[index]!.agent_playbook_id]));
@@ -59,11 +58,16 @@ export async function runAggregationStep(deps: CoreDeps, scope: Scope, operation
         run.clusters.map((cluster) => ({ clusterKey: cluster.key, agentPlaybookId: createdFor.get(cluster.key) ?? run.previous.get(cluster.key) ?? null })),
         deps.now(),
       );
-      await learning.recordLlmUsage(tx, scope, run.usage.map((u) => ({ ...u, stage: "playbook_aggregation", userId: null, requestId: operation.request_id })), deps.now());
+      await learning.recordLlmUsage(
+        tx,
+        scope,
+        run.usage.map((u) => ({ ...u, stage: "playbook_aggregation", userId: null, requestId: operation.request_id })),
+        deps.now(),
+      );
     });
     return { next: "done" };
   } catch (error) {
-    if (error instanceof LeaseLost) return outcomeOf(await aggregation.findOperation(deps.db, scope, operationId), deps.now());
+    if (error instanceof LeaseLost) return outcomeOfRun(await aggregation.findOperation(deps.db, scope, operationId), deps.now());
     if (error instanceof InputsRetired) {
       await aggregation.scheduleRetry(deps.db, operationId, leaseToken, { errorCode: "inputs_retired", retryAt: deps.now() }, deps.now());
       return { next: "retry", at: deps.now() };
@@ -95,7 +99,7 @@ async function prepareRun(deps: CoreDeps, scope: Scope, operation: OperationReco
   const usage: LlmUsage[] = [];
   const changed: PreparedRun["changed"] = [];
   if (changedClusters.length > 0) {
-    if (!deps.llm) throw new NoProvider();
+    if (!deps.llm) throw new NoLlmProvider();
     const approved = await agentPlaybooks.listAgentPlaybooks(
       deps.db,
       scope,
@@ -126,36 +130,16 @@ async function prepareRun(deps: CoreDeps, scope: Scope, operation: OperationReco
   };
 }
 
-class NoProvider extends Error {}
-
-/** Failures the next attempt cannot fix end the operation; the rest retry with backoff until the attempts run out. */
+/** Records a failed attempt: the operation fails for good, or waits for its retry. */
 async function failOrRetry(deps: CoreDeps, operation: OperationRecord, leaseToken: string, error: unknown): Promise<AggregationStepOutcome> {
   const now = deps.now();
-  const final = error instanceof LlmStallError || error instanceof NoProvider;
-  const code =
-    error instanceof LlmStallError
-      ? `provider_${error.kind}`
-      : error instanceof NoProvider
-        ? "no_llm_provider"
-        : error instanceof LlmOutputError
-          ? "invalid_model_output"
-          : error instanceof LlmUnavailableError
-            ? "provider_unavailable"
-            : "internal_error";
-  const unexpected = code === "internal_error" ? { unexpected: error instanceof Error ? (error.stack ?? error.message) : String(error) } : {};
-  if (final || operation.attempts >= MAX_AGGREGATION_ATTEMPTS) {
+  const { code, retryAt, unexpected } = settleFailure(error, operation.attempts, now);
+  if (retryAt === null) {
     await aggregation.failOperation(deps.db, operation.operation_id, leaseToken, code, now);
-    return { next: "done", ...unexpected };
+    return { next: "done", unexpected };
   }
-  const at = now + RETRY_BASE_SECONDS * 2 ** (operation.attempts - 1);
-  await aggregation.scheduleRetry(deps.db, operation.operation_id, leaseToken, { errorCode: code, retryAt: at }, now);
-  return { next: "retry", at, ...unexpected };
-}
-
-function outcomeOf(operation: OperationRecord | undefined, now: number): AggregationStepOutcome {
-  if (!operation || operation.status === "succeeded" || operation.status === "failed") return { next: "done" };
-  if (operation.status === "retrying") return { next: "retry", at: operation.retry_at ?? now };
-  return { next: "busy" };
+  await aggregation.scheduleRetry(deps.db, operation.operation_id, leaseToken, { errorCode: code, retryAt }, now);
+  return { next: "retry", at: retryAt, unexpected };
 }
 
 function toAgentPlaybook(operation: OperationRecord, cluster: PlaybookCluster, draft: AgentPlaybookDraft, embedding: { values: number[]; model: string }) {

@@ -22,7 +22,7 @@ export async function clusterPlaybooks(
   if (inputs.length < settings.minClusterSize) return [];
   const dims = inputs[0]!.embedding.length;
   const vectors = new Float32Array(inputs.length * dims);
-  inputs.forEach((input, row) => vectors.set(input.embedding, row * dims));
+  for (const [row, input] of inputs.entries()) vectors.set(input.embedding, row * dims);
   const labels = await deps.compute.clusterEmbeddings({ vectors, dims, threshold: settings.similarity, minClusterSize: settings.minClusterSize });
   const clustered = inputs.flatMap((input, row) => (labels[row]! >= 0 ? [{ input, label: labels[row]! }] : []));
   return [...groupBy(clustered, (c) => c.label).values()].map((group) => {

@@ -1,45 +1,42 @@
-import { interactions, type Extractor, type Scope } from "@als/db";
-import { getProjectConfig } from "../config/project-config.ts";
+import { AppError } from "@als/contract";
+import type { Extractor, GenerationRunRecord, interactions, Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import type { Generation } from "../learning/extractor.ts";
-import { EXTRACTOR_SPECS } from "../learning/learning-step.ts";
-import { generateWindow, requireLlm, type GenerationDeps, type StartedGeneration } from "./generate-window.ts";
-import { holdingUserLease } from "./holding-user-lease.ts";
+import { requireLlm } from "./generate-window.ts";
+import { runGenerationNow } from "./generation-step.ts";
+import { queueGenerationRun } from "./queue-generation-run.ts";
 
-/**
- * Starts regenerating a kind of learning from every interaction passing the filters (every user's
- * when none is named), window by window of window_size in stream order, as a PENDING generation for
- * upgrade_all_* to make current later. Each user's generation is deduplicated only against itself,
- * so it stands complete on its own instead of leaning on the CURRENT learnings it is meant to
- * replace; it replaces the PENDING generation an earlier rerun left unpromoted (promoting both would
- * duplicate every learning). The learning cursors stay where they are: a rerun rewrites a separate
- * generation, and learning still owes the CURRENT one whatever it has not covered yet.
- */
-export async function startRerun(deps: CoreDeps, scope: Scope, kind: Extractor, filters: interactions.GenerationFilters): Promise<StartedGeneration> {
-  const llm = requireLlm(deps);
-  return { done: rerun({ ...deps, llm }, scope, kind, filters) };
+export interface RerunAnswer {
+  runId: string;
+  /** Set when the caller waited and the run succeeded: how many PENDING learnings it wrote. */
+  generated?: number;
 }
 
-async function rerun(deps: GenerationDeps, scope: Scope, kind: Extractor, filters: interactions.GenerationFilters): Promise<number> {
-  const spec = EXTRACTOR_SPECS[kind];
-  const config = await getProjectConfig(deps, scope);
-  const generation: Generation = { status: "PENDING", agentVersion: filters.agentVersion };
-  let created = 0;
-  for (const userId of await interactions.usersWithInteractions(deps.db, scope, filters)) {
-    // Under the user's lease, so two reruns of one user take turns: the later one replaces the
-    // earlier one's generation instead of writing beside it.
-    created += await holdingUserLease(deps, scope, userId, async () => {
-      await spec.deleteGeneration(deps.db, scope, userId, generation);
-      let written = 0;
-      // Windows do not overlap: every interaction is read once, and deduplication against the
-      // generation catches a fact that two windows both state.
-      for (let afterSeq = 0; ; ) {
-        const window = await interactions.interactionsBetween(deps.db, scope, { ...filters, userId, afterSeq, limit: config.window_size });
-        if (window.length === 0) return written;
-        written += await generateWindow(deps, scope, spec, config, { userId, window, generation });
-        afterSeq = window.at(-1)!.seq;
-      }
-    });
-  }
-  return created;
+/**
+ * Regenerates a kind of learning from every interaction passing the filters (every user's when
+ * none is named) as a durable generation run (see regenerateUsers), and returns its id. With
+ * `wait`, this process works on the run until it is done, within a budget, instead of polling the
+ * run while the orchestrator works on it: the caller asked for the result, and it should not hang
+ * on a worker's queue (or on no worker at all) while this process can do the work. The run's lease
+ * lets only one of them work on it; a run this process leaves unfinished (budget spent, or a crash)
+ * is finished by the orchestrator like any other.
+ */
+export async function rerunGeneration(
+  deps: CoreDeps,
+  scope: Scope,
+  kind: Extractor,
+  filters: interactions.GenerationFilters,
+  wait: boolean,
+): Promise<RerunAnswer> {
+  requireLlm(deps);
+  const queued = await queueGenerationRun(deps, scope, { kind: "rerun", extractor: kind, params: filters, counts: { users: 0, learnings_created: 0 } });
+  if (!wait) return { runId: queued.run_id };
+  const run = await runGenerationNow(deps, scope, queued.run_id);
+  if (run.status === "failed") throw runFailure(run);
+  return { runId: run.run_id, ...(run.status === "succeeded" && { generated: run.result!.learnings_created }) };
+}
+
+/** A failed run as a waiting caller sees it: the provider's failure, or ours. */
+function runFailure(run: GenerationRunRecord): AppError {
+  const message = `generation run ${run.run_id} failed: ${run.error_code}`;
+  return run.error_code === "internal_error" ? new AppError("internal_error", message) : new AppError("llm_unavailable", message);
 }

@@ -1,5 +1,5 @@
 import { AppError, type RerankUserProfilesRequest } from "@als/contract";
-import { rerankerInstallAdvice, RerankerUnavailableError, type Reranker } from "@als/ai";
+import { rerankerInstallAdvice } from "@als/ai";
 import { profiles, type ProfileRecord, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
@@ -15,20 +15,11 @@ export async function rerankUserProfiles(deps: CoreDeps, scope: Scope, request: 
   const found = ids.length === 0 ? [] : await profiles.listProfiles(deps.db, scope, { userId: request.user_id, profileIds: ids, liveAt: deps.now() }, ids.length);
   const position = new Map(ids.map((id, index) => [id, index]));
   const inRequestOrder = found.sort((a, b) => position.get(a.profile_id)! - position.get(b.profile_id)!);
-  const scores = await scored(deps.reranker, request.query, inRequestOrder.map((profile) => profile.content));
+  // Asked even for no documents, so that a missing model answers 503 whatever the ids.
+  const scores = await deps.reranker.score(request.query, inRequestOrder.map((profile) => profile.content));
   return inRequestOrder
     .map((profile, index) => ({ profile, score: scores[index]! }))
     .sort((a, b) => b.score - a.score)
     .slice(0, request.top_k)
     .map(({ profile }) => profile);
-}
-
-/** Asked even for no documents, so that a missing model answers 503 whatever the ids. */
-async function scored(reranker: Reranker, query: string, documents: string[]): Promise<number[]> {
-  try {
-    return await reranker.score(query, documents);
-  } catch (error) {
-    if (error instanceof RerankerUnavailableError) throw new AppError("reranker_unavailable", error.message);
-    throw error;
-  }
 }

@@ -8,7 +8,7 @@ import { RRF_K } from "@als/db";
 export function fuseByReciprocalRank<Id extends string | number>(rankings: readonly (readonly Id[])[]): Id[] {
   const scores = new Map<Id, number>();
   for (const ranking of rankings) {
-    ranking.forEach((id, index) => scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + index + 1)));
+    for (const [index, id] of ranking.entries()) scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + index + 1));
   }
   return [...scores].sort(([a, scoreA], [b, scoreB]) => scoreB - scoreA || (a < b ? -1 : a > b ? 1 : 0)).map(([id]) => id);
 }

@@ -58,7 +58,7 @@ export async function rebuildVectorIndex(deps: SyncDeps, batch: number): Promise
 
 /** Runs sync steps until the outbox is empty or another drain holds it. */
 export async function drainVectorOutbox(deps: SyncDeps, batch: number): Promise<void> {
-  let progress;
+  let progress: Awaited<ReturnType<typeof syncVectorIndexStep>>;
   do progress = await syncVectorIndexStep(deps, batch);
   while (!progress.busy && progress.pushed === batch);
 }

@@ -1,5 +1,6 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
+import { inStatements } from "./in-statements.ts";
 import { Params, vectorLiteral } from "./params.ts";
 import { playbookConditions, playbookQueries, type ApprovalStatus, type LifecycleStatus, type PlaybookFilters, type PlaybookText } from "./playbook-query.ts";
 
@@ -67,6 +68,20 @@ export const deleteAgentPlaybooks = queries.remove;
  * and locked); returns the stored rows in input order, each with its new id.
  */
 export async function insertAgentPlaybooks(sql: Sql, scope: Scope, playbooks: AgentPlaybookInsert[], now: number): Promise<AgentPlaybookRecord[]> {
+  const ids = await inStatements(playbooks, 12, (chunk) => insertAgentPlaybookStatement(sql, scope, chunk, now));
+  const links = playbooks.flatMap((p, index) => p.source_user_playbook_ids.map((source) => [ids[index]!, source] as const));
+  if (links.length > 0) {
+    await sql.query(
+      `INSERT INTO agent_playbook_sources (agent_playbook_id, user_playbook_id) SELECT * FROM unnest($1::int8[], $2::int8[]) ON CONFLICT DO NOTHING`,
+      [links.map(([agent]) => agent), links.map(([, source]) => source)],
+    );
+  }
+  const stored = await listAgentPlaybooks(sql, scope, { agentPlaybookIds: ids }, ids.length);
+  const byId = new Map(stored.map((row) => [row.agent_playbook_id, row]));
+  return ids.map((id) => byId.get(id)!);
+}
+
+async function insertAgentPlaybookStatement(sql: Sql, scope: Scope, playbooks: AgentPlaybookInsert[], now: number): Promise<number[]> {
   const params = new Params();
   const [org, project, at] = [params.add(scope.orgId), params.add(scope.projectId), params.add(now)];
   const rows = playbooks.map(
@@ -82,15 +97,5 @@ export async function insertAgentPlaybooks(sql: Sql, scope: Scope, playbooks: Ag
      RETURNING agent_playbook_id`,
     params.values,
   );
-  const ids = inserted.map((row) => row.agent_playbook_id);
-  const links = playbooks.flatMap((p, index) => p.source_user_playbook_ids.map((source) => [ids[index]!, source] as const));
-  if (links.length > 0) {
-    await sql.query(
-      `INSERT INTO agent_playbook_sources (agent_playbook_id, user_playbook_id) SELECT * FROM unnest($1::int8[], $2::int8[]) ON CONFLICT DO NOTHING`,
-      [links.map(([agent]) => agent), links.map(([, source]) => source)],
-    );
-  }
-  const stored = await listAgentPlaybooks(sql, scope, { agentPlaybookIds: ids }, ids.length);
-  const byId = new Map(stored.map((row) => [row.agent_playbook_id, row]));
-  return ids.map((id) => byId.get(id)!);
+  return inserted.map((row) => row.agent_playbook_id);
 }

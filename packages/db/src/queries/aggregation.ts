@@ -1,7 +1,8 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
+import { claimRun, completeRun, expireAllLeases, failRun, findRunnableRuns, type LeasedRunTable, type RunStatus, retryRun } from "./leased-runs.ts";
 
-export type OperationStatus = "queued" | "running" | "retrying" | "succeeded" | "failed";
+export type OperationStatus = RunStatus;
 export const UNFINISHED: readonly OperationStatus[] = ["queued", "running", "retrying"];
 
 export interface OperationRecord {
@@ -42,80 +43,53 @@ export async function insertOperation(
 }
 
 export async function findOperation(sql: Sql, scope: Scope, operationId: string): Promise<OperationRecord | undefined> {
-  const [row] = await sql.query<OperationRecord>(
-    `SELECT ${COLUMNS} FROM aggregation_operations WHERE org_id = $1 AND project_id = $2 AND operation_id = $3`,
-    [scope.orgId, scope.projectId, operationId],
-  );
+  const [row] = await sql.query<OperationRecord>(`SELECT ${COLUMNS} FROM aggregation_operations WHERE org_id = $1 AND project_id = $2 AND operation_id = $3`, [
+    scope.orgId,
+    scope.projectId,
+    operationId,
+  ]);
   return row;
 }
 
 export async function findOperationByRequest(sql: Sql, scope: Scope, requestId: string): Promise<OperationRecord | undefined> {
-  const [row] = await sql.query<OperationRecord>(
-    `SELECT ${COLUMNS} FROM aggregation_operations WHERE org_id = $1 AND project_id = $2 AND request_id = $3`,
-    [scope.orgId, scope.projectId, requestId],
-  );
+  const [row] = await sql.query<OperationRecord>(`SELECT ${COLUMNS} FROM aggregation_operations WHERE org_id = $1 AND project_id = $2 AND request_id = $3`, [
+    scope.orgId,
+    scope.projectId,
+    requestId,
+  ]);
   return row;
 }
 
-/**
- * Takes an operation to run it: one that is queued, one whose retry is due, or one whose worker's
- * lease expired (that worker died). Returns it with its new attempt counted, or nothing.
- */
-export async function claimOperation(sql: Sql, operationId: string, leaseToken: string, now: number, leaseSeconds: number): Promise<OperationRecord | undefined> {
-  const [row] = await sql.query<OperationRecord>(
-    `UPDATE aggregation_operations SET status = 'running', lease_token = $2, lease_expires_at = $3, attempts = attempts + 1, updated_at = $4
-     WHERE operation_id = $1 AND (status = 'queued' OR (status = 'retrying' AND coalesce(retry_at, 0) <= $4)
-       OR (status = 'running' AND (lease_token = $2 OR lease_expires_at <= $4)))
-     RETURNING ${COLUMNS}`,
-    [operationId, leaseToken, now + leaseSeconds, now],
-  );
-  return row;
-}
+/** The operations' lease and attempt columns, moved by the shared queries of durable runs. */
+const OPERATIONS: LeasedRunTable = { name: "aggregation_operations", id: "operation_id", columns: COLUMNS };
+
+/** Takes an operation to run it (see claimRun); returns it with its new attempt counted, or nothing. */
+export const claimOperation = (sql: Sql, operationId: string, leaseToken: string, now: number, leaseSeconds: number) =>
+  claimRun<OperationRecord>(sql, OPERATIONS, operationId, leaseToken, now, leaseSeconds);
 
 /** Puts a running operation back to wait for a retry; only its lease holder may. */
-export async function scheduleRetry(sql: Sql, operationId: string, leaseToken: string, change: { errorCode: string; retryAt: number }, now: number): Promise<boolean> {
-  const rows = await sql.query(
-    `UPDATE aggregation_operations SET status = 'retrying', error_code = $3, retry_at = $4, lease_token = NULL, updated_at = $5
-     WHERE operation_id = $1 AND status = 'running' AND lease_token = $2 RETURNING 1`,
-    [operationId, leaseToken, change.errorCode, change.retryAt, now],
-  );
-  return rows.length > 0;
-}
+export const scheduleRetry = (sql: Sql, operationId: string, leaseToken: string, change: { errorCode: string; retryAt: number }, now: number) =>
+  retryRun(sql, OPERATIONS, operationId, leaseToken, change, now);
 
 /** Ends a running operation as failed with a safe error code; only its lease holder may. */
-export async function failOperation(sql: Sql, operationId: string, leaseToken: string, errorCode: string, now: number): Promise<boolean> {
-  const rows = await sql.query(
-    `UPDATE aggregation_operations SET status = 'failed', error_code = $3, lease_token = NULL, finished_at = $4, updated_at = $4
-     WHERE operation_id = $1 AND status = 'running' AND lease_token = $2 RETURNING 1`,
-    [operationId, leaseToken, errorCode, now],
-  );
-  return rows.length > 0;
-}
+export const failOperation = (sql: Sql, operationId: string, leaseToken: string, errorCode: string, now: number) =>
+  failRun(sql, OPERATIONS, operationId, leaseToken, errorCode, now);
 
 /**
  * Marks an operation succeeded with its result, in the transaction that writes its output, only
- * while the caller still holds its lease (the row stays locked until the transaction ends). False:
- * the lease was lost or the operation was cancelled, and the transaction must roll back.
+ * while the caller still holds its lease. False: the lease was lost or the operation was cancelled,
+ * and the transaction must roll back.
  */
-export async function completeOperation(sql: Sql, operationId: string, leaseToken: string, result: Record<string, number>, now: number): Promise<boolean> {
-  const rows = await sql.query(
-    `UPDATE aggregation_operations SET status = 'succeeded', result = $3, error_code = NULL, lease_token = NULL, finished_at = $4, updated_at = $4
-     WHERE operation_id = $1 AND status = 'running' AND lease_token = $2 RETURNING 1`,
-    [operationId, leaseToken, result, now],
-  );
-  return rows.length > 0;
-}
+export const completeOperation = (sql: Sql, operationId: string, leaseToken: string, result: Record<string, number>, now: number) =>
+  completeRun(sql, OPERATIONS, operationId, leaseToken, result, now);
 
 /** Operations a worker may take now: queued, due for a retry, or held under an expired lease. */
 export async function findRunnableOperations(sql: Sql, now: number): Promise<(Scope & { operationId: string })[]> {
-  const rows = await sql.query<{ operation_id: string; org_id: string; project_id: string }>(
-    `SELECT operation_id, org_id, project_id FROM aggregation_operations
-     WHERE status = 'queued' OR (status = 'retrying' AND coalesce(retry_at, 0) <= $1) OR (status = 'running' AND lease_expires_at <= $1)
-     ORDER BY created_at`,
-    [now],
-  );
-  return rows.map((row) => ({ orgId: row.org_id, projectId: row.project_id, operationId: row.operation_id }));
+  return (await findRunnableRuns(sql, OPERATIONS, now)).map(({ id, ...scope }) => ({ ...scope, operationId: id }));
 }
+
+/** Lets every running operation be taken again now (embedded start-up: a held lease is a crash's). */
+export const expireOperationLeases = (sql: Sql, now: number) => expireAllLeases(sql, OPERATIONS, now);
 
 /** A user playbook as aggregation reads it: its text, when it last changed, and its vector. */
 export interface AggregationInput {
@@ -178,7 +152,11 @@ export async function replaceClusters(
   clusters: { clusterKey: string; agentPlaybookId: number | null }[],
   now: number,
 ): Promise<void> {
-  await sql.query("DELETE FROM aggregation_clusters WHERE org_id = $1 AND project_id = $2 AND agent_version = $3", [scope.orgId, scope.projectId, agentVersion]);
+  await sql.query("DELETE FROM aggregation_clusters WHERE org_id = $1 AND project_id = $2 AND agent_version = $3", [
+    scope.orgId,
+    scope.projectId,
+    agentVersion,
+  ]);
   if (clusters.length === 0) return;
   await sql.query(
     `INSERT INTO aggregation_clusters (org_id, project_id, agent_version, cluster_key, agent_playbook_id, created_at)

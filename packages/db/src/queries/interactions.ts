@@ -2,6 +2,7 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { Params, vectorLiteral } from "./params.ts";
 import { rankedQuerySql, type RankedQuery } from "./ranked-search.ts";
+import { inStatements } from "./in-statements.ts";
 import { valuesList } from "./values-list.ts";
 
 export interface ToolUsedRecord {
@@ -68,15 +69,11 @@ const INSERT_COLUMNS = [
   ["embedding_model", null],
 ] as const;
 
-// Each row binds 21 parameters; PostgreSQL allows 65535 per statement.
-const ROWS_PER_INSERT = 1000;
-
 /** Inserts interactions; returns their new ids in input order. Both drivers serialize the jsonb values. */
 export async function insertInteractions(sql: Sql, scope: Scope, interactions: InteractionInsert[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (let start = 0; start < interactions.length; start += ROWS_PER_INSERT) {
+  return inStatements(interactions, INSERT_COLUMNS.length, async (chunk) => {
     const params = new Params();
-    const rows = interactions.slice(start, start + ROWS_PER_INSERT).map((i) => [
+    const rows = chunk.map((i) => [
       scope.orgId,
       scope.projectId,
       i.user_id,
@@ -105,9 +102,8 @@ export async function insertInteractions(sql: Sql, scope: Scope, interactions: I
        RETURNING interaction_id`,
       params.values,
     );
-    ids.push(...inserted.map((row) => row.interaction_id));
-  }
-  return ids;
+    return inserted.map((row) => row.interaction_id);
+  });
 }
 
 export interface InteractionFilters {
@@ -234,10 +230,11 @@ export async function latestInteractions(sql: Sql, scope: Scope, filters: Genera
   return rows.reverse();
 }
 
-/** The users having interactions that pass the filters, in id order. */
-export async function usersWithInteractions(sql: Sql, scope: Scope, filters: GenerationFilters): Promise<string[]> {
+/** The users having interactions that pass the filters, in id order; only those after `afterUserId` when given (a resumed generation's cursor). */
+export async function usersWithInteractions(sql: Sql, scope: Scope, filters: GenerationFilters, afterUserId?: string): Promise<string[]> {
   const params = new Params();
   const where = generationConditions(scope, filters, params);
+  if (afterUserId !== undefined) where.push(`i.user_id > ${params.add(afterUserId)}`);
   const rows = await sql.query<{ user_id: string }>(`SELECT DISTINCT i.user_id FROM interactions i WHERE ${where.join(" AND ")} ORDER BY i.user_id`, params.values);
   return rows.map((row) => row.user_id);
 }

@@ -1,6 +1,7 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { upgradeLifecycle, type LifecycleUpgrade } from "./lifecycle-upgrade.ts";
+import { inStatements } from "./in-statements.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
 import { rankedQuerySql, type RankedQuery } from "./ranked-search.ts";
 
@@ -76,7 +77,11 @@ function filterSql(scope: Scope, filters: ProfileFilters, params: Params): strin
 }
 
 /** Inserts profiles, replacing the content of an existing profile_id; returns the stored rows. */
-export async function upsertProfiles(sql: Sql, scope: Scope, profiles: ProfileInsert[], now: number): Promise<ProfileRecord[]> {
+export function upsertProfiles(sql: Sql, scope: Scope, profiles: ProfileInsert[], now: number): Promise<ProfileRecord[]> {
+  return inStatements(profiles, 14, (chunk) => upsertProfileStatement(sql, scope, chunk, now));
+}
+
+async function upsertProfileStatement(sql: Sql, scope: Scope, profiles: ProfileInsert[], now: number): Promise<ProfileRecord[]> {
   const params = new Params();
   const [org, project, at] = [params.add(scope.orgId), params.add(scope.projectId), params.add(now)];
   const rows = profiles.map(

@@ -1,6 +1,7 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { upgradeLifecycle, type LifecycleUpgrade } from "./lifecycle-upgrade.ts";
+import { inStatements } from "./in-statements.ts";
 import { Params, vectorLiteral } from "./params.ts";
 import { playbookConditions, playbookQueries, type LifecycleStatus, type PlaybookFilters, type PlaybookText } from "./playbook-query.ts";
 
@@ -59,7 +60,11 @@ export const editUserPlaybook = queries.edit;
 export const deleteUserPlaybooks = queries.remove;
 
 /** Inserts user playbooks; returns the stored rows in input order, each with its new id. */
-export async function insertUserPlaybooks(sql: Sql, scope: Scope, playbooks: UserPlaybookInsert[], now: number): Promise<UserPlaybookRecord[]> {
+export function insertUserPlaybooks(sql: Sql, scope: Scope, playbooks: UserPlaybookInsert[], now: number): Promise<UserPlaybookRecord[]> {
+  return inStatements(playbooks, 13, (chunk) => insertUserPlaybookStatement(sql, scope, chunk, now));
+}
+
+async function insertUserPlaybookStatement(sql: Sql, scope: Scope, playbooks: UserPlaybookInsert[], now: number): Promise<UserPlaybookRecord[]> {
   const params = new Params();
   const [org, project, at] = [params.add(scope.orgId), params.add(scope.projectId), params.add(now)];
   const rows = playbooks.map(

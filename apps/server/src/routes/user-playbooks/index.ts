@@ -3,7 +3,7 @@ import deleteAll from "./delete-all.ts";
 import deleteByIds from "./delete-by-ids.ts";
 import get from "./get.ts";
 import remove from "./delete.ts";
-import review from "../playbooks/review-user-playbooks.ts";
+import review from "./review.ts";
 import search from "./search.ts";
 import update from "./update.ts";
 

@@ -1,11 +1,10 @@
 import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { reviewUserPlaybooks } from "@als/core";
-import { inBackground } from "../generation/in-background.ts";
 
 export default implement(endpoints.userPlaybooks.review, {
   async handle(ctx, input) {
-    const { run_id, results } = await reviewUserPlaybooks(ctx.deps, ctx.scope, input, (work) => inBackground(ctx, `review run`, work));
+    const { run_id, results } = await reviewUserPlaybooks(ctx.deps, ctx.scope, input);
     return {
       success: true,
       run_id,

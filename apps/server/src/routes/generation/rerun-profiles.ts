@@ -1,0 +1,22 @@
+import { implement } from "../../implement.ts";
+import { endpoints } from "@als/contract";
+import { rerunGeneration } from "@als/core";
+
+export default implement(endpoints.generation.rerunProfiles, {
+  async handle(ctx, input) {
+    const { generated } = await rerunGeneration(
+      ctx.deps,
+      ctx.scope,
+      "profile",
+      {
+        userId: input.user_id,
+        createdFrom: input.start_time,
+        createdTo: input.end_time,
+        source: input.source,
+      },
+      input.wait_for_response,
+    );
+    if (generated === undefined) return { success: true, message: "Profile generation started; its profiles are PENDING until upgrade_all_profiles" };
+    return { success: true, message: `Generated ${generated} PENDING profile(s)`, profiles_generated: generated };
+  },
+});

@@ -1,0 +1,177 @@
+import { createEmbedder } from "@als/ai";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startEmbeddingsServer } from "../../../packages/ai/test/openai-embeddings-test-server.ts";
+import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { buildApp } from "../src/app.ts";
+import { createLogger } from "../src/logger.ts";
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc.close());
+
+/** A raw request, for bodies no well-behaved client would send. */
+async function raw(method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = { "content-type": "application/json" }) {
+  const response = await svc.app.handle(new Request(`http://localhost${path}`, { method, headers, ...(body !== undefined && { body }) }));
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+const profileCount = async (userId: string) => (await svc.call("GET", `/api/storage_stats?user_id=${userId}`)).body.profile_count as number;
+
+describe("null for an optional field means omitted", () => {
+  test("search_profiles with every optional field null answers as if they were not sent", async () => {
+    await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "nulls", content: "Keeps bees on the roof" }] });
+    const response = await svc.call("POST", "/api/search_profiles", {
+      user_id: "nulls",
+      query: "hobbies with insects",
+      generated_from_request_id: null,
+      start_time: null,
+      end_time: null,
+      top_k: null,
+      source: null,
+      custom_feature: null,
+      tags: null,
+      threshold: null,
+      enable_reformulation: null,
+      search_mode: null,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.user_profiles.map((p: { content: string }) => p.content)).toEqual(["Keeps bees on the roof"]);
+  });
+
+  test("null inside list items is omitted too, and a required field that is null is still a 422", async () => {
+    const added = await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "nulls", content: "Walks to work", tags: null, source: null }] });
+    expect(added.status).toBe(200);
+    const missing = await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: null, content: "x" }] });
+    expect(missing.status).toBe(422);
+    expect(missing.body.message).toContain("user_profiles[0].user_id");
+  });
+
+  test("a body of null is an empty body for an endpoint without input", async () => {
+    const response = await svc.call("DELETE", "/api/delete_all_agent_playbooks", "null");
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("text that storage cannot keep faithfully is refused, never rewritten", () => {
+  test("a NUL character answers 422 naming the field, and nothing is stored", async () => {
+    const before = await profileCount("u");
+    const response = await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "u", content: "ok" }, { user_id: "u", content: "bad\u0000text" }] });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toContain("user_profiles[1].content");
+    expect(response.body.message).toContain("NUL");
+    expect(await profileCount("u")).toBe(before);
+  });
+
+  test("a NUL character in a field name or a query parameter answers 422 too", async () => {
+    const inKey = await svc.call("POST", "/api/search_profiles", { user_id: "u", "que\u0000ry": "x" });
+    expect(inKey.status).toBe(422);
+    expect(inKey.body.message).toContain("field name");
+    const inQuery = await svc.call("GET", "/api/get_all_profiles?user_id=a%00b");
+    expect(inQuery.status).toBe(422);
+    expect(inQuery.body.message).toContain("user_id");
+  });
+
+  test("a lone surrogate answers 422, so two user ids can never collide as U+FFFD", async () => {
+    const response = await raw("POST", "/api/add_user_profile", '{"user_profiles":[{"user_id":"ana\\ud800","content":"x"}]}');
+    expect(response.status).toBe(422);
+    expect(response.body.message).toContain("user_profiles[0].user_id");
+    expect(response.body.message).toContain("surrogate");
+  });
+
+  test("a surrogate pair (an emoji) is stored and read back as sent", async () => {
+    await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "emoji-😀", content: "Loves 🐝 bees" }] });
+    const read = await svc.call("POST", "/api/get_profiles", { user_id: "emoji-😀" });
+    expect(read.body.user_profiles[0].content).toBe("Loves 🐝 bees");
+  });
+
+  test("bytes that are not UTF-8 answer 422", async () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"user_profiles":[{"user_id":"u","content":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}]}')]);
+    const response = await raw("POST", "/api/add_user_profile", bytes);
+    expect(response.status).toBe(422);
+    expect(response.body.message).toContain("UTF-8");
+  });
+});
+
+describe("bodies", () => {
+  test("a body over the limit answers 413 and nothing is stored", async () => {
+    const small = buildApp({ deps: svc.deps, log: createLogger("error"), mode: "embedded", maxBodyBytes: 2048 });
+    const body = JSON.stringify({ user_profiles: [{ user_id: "big", content: "x".repeat(4096) }] });
+    const response = await small.handle(new Request("http://localhost/api/add_user_profile", { method: "POST", headers: { "content-type": "application/json" }, body }));
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: string }).error).toBe("payload_too_large");
+    expect((await svc.call("POST", "/api/get_profiles", { user_id: "big" })).body.user_profiles).toHaveLength(0);
+  });
+
+  test("a body that is not declared JSON answers 415 (a cross-origin form or text/plain post cannot reach a handler)", async () => {
+    const body = JSON.stringify({ user_profiles: [{ user_id: "plain", content: "x" }] });
+    expect((await raw("POST", "/api/add_user_profile", body, { "content-type": "text/plain" })).status).toBe(415);
+    expect((await raw("POST", "/api/add_user_profile", body, { "content-type": "application/x-www-form-urlencoded" })).status).toBe(415);
+    expect((await raw("POST", "/trpc/profiles.add", body, { "content-type": "text/plain" })).status).toBe(415);
+    expect((await svc.call("POST", "/api/get_profiles", { user_id: "plain" })).body.user_profiles).toHaveLength(0);
+    expect((await raw("POST", "/api/add_user_profile", JSON.stringify({ user_profiles: [{ user_id: "json", content: "x" }] }), { "content-type": "application/json; charset=utf-8" })).status).toBe(200);
+  });
+
+  test("an undeclared method on a served path answers 405 with Allow; an unknown path stays 404", async () => {
+    const wrong = await raw("GET", "/api/add_user_profile");
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("POST");
+    expect(wrong.body.error).toBe("method_not_allowed");
+    const withParam = await raw("DELETE", "/api/playbook_aggregation_operations/some-id");
+    expect(withParam.status).toBe(405);
+    expect(withParam.headers.get("allow")).toBe("GET");
+    expect((await raw("GET", "/api/nothing_here")).status).toBe(404);
+  });
+});
+
+describe("bulk writes", () => {
+  test("a bulk add beyond one statement's 65,535 parameters is written whole", async () => {
+    // 14 parameters a profile: one statement holds at most 4,680 of them.
+    const count = 4_700;
+    const user_profiles = Array.from({ length: count }, (_, i) => ({ user_id: "bulk", content: `fact ${i}` }));
+    const response = await svc.call("POST", "/api/add_user_profile", { user_profiles });
+    expect(response.status).toBe(200);
+    expect(response.body.added_count).toBe(count);
+    expect((await svc.call("POST", "/api/get_profiles", { user_id: "bulk", top_k: 1000 })).body.user_profiles).toHaveLength(1000);
+    expect(await profileCount("bulk")).toBe(count);
+  }, 120_000);
+
+  test("a profile_id given twice in one batch answers 422 naming the repeat", async () => {
+    const id = crypto.randomUUID();
+    const response = await svc.call("POST", "/api/add_user_profile", {
+      user_profiles: [
+        { user_id: "dup", content: "a", profile_id: id },
+        { user_id: "dup", content: "b", profile_id: id },
+      ],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toContain("user_profiles[1].profile_id: repeats the profile_id of user_profiles[0]");
+  });
+});
+
+describe("infrastructure failures answer 503 naming the part", () => {
+  test("the embedding provider failing answers 503 embedding_unavailable, not 500", async () => {
+    const server = startEmbeddingsServer();
+    try {
+      const embedder = await createEmbedder({ kind: "openai", baseUrl: server.baseUrl, model: "test", dimensions: 384 });
+      const app = buildApp({ deps: { ...svc.deps, embedder }, log: createLogger("error"), mode: "embedded", strictResponses: true });
+      server.plan({ status: 400 });
+      const response = await app.handle(
+        new Request("http://localhost/api/add_user_profile", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ user_profiles: [{ user_id: "emb-down", content: "x" }] }),
+        }),
+      );
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as Record<string, string>;
+      expect(body).toMatchObject({ error: "embedding_unavailable", component: "embedding", detail: "the embedding model is unavailable" });
+      expect(body.correlation_id).toBeString();
+      expect(JSON.stringify(body)).not.toContain("planned 400");
+    } finally {
+      server.stop();
+    }
+  });
+});

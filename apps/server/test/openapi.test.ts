@@ -1,0 +1,69 @@
+import { errorCodesOf, ERROR_TABLE, NoInput } from "@als/contract";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { routeList } from "../src/routes/index.ts";
+
+let svc: TestService;
+let doc: any;
+beforeAll(async () => {
+  svc = await startTestService();
+  doc = (await svc.call("GET", "/openapi.json")).body;
+});
+afterAll(() => svc.close());
+
+const operationOf = (path: string, method: string) => doc.paths[path.replace(/:(\w+)/g, "{$1}")][method.toLowerCase()];
+
+describe("/openapi.json", () => {
+  test("is a valid OpenAPI 3.1 document", async () => {
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe("3.1.0");
+  });
+
+  test("declares every status each endpoint can answer, with the error codes behind it", () => {
+    for (const { endpoint } of routeList) {
+      const responses = operationOf(endpoint.path, endpoint.method).responses;
+      const expected = [String(endpoint.successStatus ?? 200), ...[...errorCodesOf(endpoint)].map((code) => String(ERROR_TABLE[code].status))];
+      expect(Object.keys(responses).sort()).toEqual([...new Set(expected)].sort());
+      for (const code of errorCodesOf(endpoint)) expect(responses[ERROR_TABLE[code].status].description).toContain(code);
+    }
+    expect(Object.keys(operationOf("/api/playbook_aggregation_operations/:operation_id", "GET").responses)).toContain("404");
+    expect(Object.keys(operationOf("/api/playbook_aggregation_operations", "POST").responses)).toContain("409");
+    expect(Object.keys(operationOf("/api/admin/cache/invalidate", "POST").responses)).toContain("403");
+    expect(Object.keys(operationOf("/api/search", "POST").responses)).toEqual(expect.arrayContaining(["501", "503", "504"]));
+  });
+
+  test("endpoints without input declare no body; the others declare a required JSON body or parameters", () => {
+    for (const { endpoint } of routeList) {
+      const operation = operationOf(endpoint.path, endpoint.method);
+      if (endpoint.input === NoInput || endpoint.method === "GET") expect(operation.requestBody).toBeUndefined();
+      else expect(operation.requestBody.required).toBe(true);
+    }
+    expect(operationOf("/api/delete_all_profiles", "DELETE").requestBody).toBeUndefined();
+  });
+
+  test("states the rules JSON Schema can express: patterns, bounds, one-of-two", () => {
+    const publish = operationOf("/api/publish_interaction", "POST").requestBody.content["application/json"].schema;
+    expect(new RegExp(publish.properties.source.pattern).test("my-app.v2")).toBe(true);
+    expect(new RegExp(publish.properties.source.pattern).test("Not Valid")).toBe(false);
+    const search = operationOf("/api/search", "POST").requestBody.content["application/json"].schema;
+    expect(search.properties.top_k).toMatchObject({ minimum: 1, maximum: 100 });
+    const addPlaybook = operationOf("/api/add_user_playbook", "POST").requestBody.content["application/json"].schema;
+    expect(addPlaybook.properties.user_playbooks.items.anyOf).toEqual([
+      { required: ["content"], properties: { content: { pattern: "\\S" } } },
+      { required: ["trigger"], properties: { trigger: { pattern: "\\S" } } },
+    ]);
+    const getProfiles = operationOf("/api/get_profiles", "POST").requestBody.content["application/json"].schema;
+    expect(getProfiles.description).toContain("end_time must be after start_time");
+  });
+
+  test("the rules it states are the rules the service enforces", async () => {
+    const bad = await svc.call("POST", "/api/publish_interaction", { user_id: "u", session_id: "s", source: "Not Valid", interaction_data_list: [{ content: "hi" }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toContain("source");
+    const blank = await svc.call("POST", "/api/add_user_playbook", { user_playbooks: [{ user_id: "u", content: " ", trigger: "" }] });
+    expect(blank.status).toBe(422);
+  });
+});

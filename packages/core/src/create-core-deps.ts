@@ -1,0 +1,69 @@
+import { createEmbedder, createLlm, createLocalReranker } from "@als/ai";
+import { createComputePool } from "@als/compute";
+import { openDatabase } from "@als/db";
+import { QdrantVectorIndex } from "@als/vector";
+import { type CoreDeps, systemClock } from "./deps.ts";
+import type { Settings } from "./settings.ts";
+import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
+
+/** What the dependency graph is built from. */
+export type CoreSettings = Pick<Settings, "storage" | "embedding" | "rerank" | "llm" | "vectorIndex" | "search">;
+
+export interface CoreLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface CoreGraph {
+  /** Without schedule hooks: each process adds its own orchestrator (the reconciler, or Temporal). */
+  deps: CoreDeps;
+  /** Closes what was built, the last built first. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a process's domain dependencies from its settings, once, for the API server and the worker
+ * alike: the embedding model, the database, the compute pool, the reranker, the LLM provider and,
+ * when configured, the vector index. A model that cannot be loaded throws EmbedderUnavailableError
+ * (or RerankerUnavailableError) whose message says what to install or configure, after closing what
+ * was built before it; a reranking model that is simply not installed only makes reranking answer 503.
+ */
+export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): Promise<CoreGraph> {
+  const built: { close(): Promise<void> }[] = [];
+  const close = async () => {
+    for (const part of built.reverse()) await part.close();
+  };
+  try {
+    const embedder = await createEmbedder(settings.embedding);
+    built.push(embedder);
+    const db = await openDatabase(settings.storage);
+    built.push(db);
+    // Threads start on first use: a process that never clusters or reranks never starts them.
+    const compute = createComputePool();
+    built.push(compute);
+    const deps: CoreDeps = {
+      db,
+      embedder,
+      compute,
+      reranker: await createLocalReranker({ modelDir: settings.rerank.modelDir, compute }),
+      now: systemClock,
+      search: settings.search,
+      storage: settings.storage,
+      ...(settings.llm && { llm: createLlm(settings.llm) }),
+    };
+    if (settings.vectorIndex) {
+      const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
+      await prepareVectorIndex({ db, vectorIndex });
+      deps.vectorIndex = vectorIndex;
+    }
+    log.info("dependencies ready", {
+      storage: db.kind,
+      embeddingModel: embedder.modelId,
+      llmProvider: settings.llm?.kind ?? "none",
+      vectorIndex: settings.vectorIndex ? "qdrant" : "pgvector",
+    });
+    return { deps, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+import type { Subprocess } from "bun";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const SERVER_MAIN = new URL("../../apps/server/src/main.ts", import.meta.url).pathname;
+
+/** A port for a server process of this test run. */
+export const randomPort = (): number => 20000 + Math.floor(Math.random() * 20000);
+
+/** The API server as its own process, configured by `env` only, so a test can kill it outright. */
+export function spawnServer(port: number, env: Record<string, string>): Subprocess {
+  return Bun.spawn(["bun", SERVER_MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), LOG_LEVEL: "error", ...env },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+}
+
+/** A full-mode worker as its own process (on Node, as in production), configured by `env` only. */
+export function spawnWorker(env: Record<string, string>): Subprocess {
+  return Bun.spawn(["node", "--import", "tsx", "apps/worker/src/main.ts"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "error", ...env },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+}
+
+/** Sends `signal` and waits for the process to exit. */
+export async function stopProcess(process: Subprocess, signal: NodeJS.Signals): Promise<void> {
+  process.kill(signal);
+  await process.exited;
+}
+
+/** Polls `probe` until it returns a value (errors count as not yet) or the deadline passes. */
+export async function until<T>(probe: () => Promise<T | undefined>, deadlineMs: number): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      if (Date.now() > end) throw error;
+    }
+    if (Date.now() > end) throw new Error("timed out");
+    await Bun.sleep(100);
+  }
+}
