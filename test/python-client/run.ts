@@ -18,6 +18,10 @@ import { join } from "node:path";
 import { startFakeLlmServer } from "../support/llm-server.ts";
 import { pythonClientReply } from "./scripted-llm.ts";
 
+/** The colour codes pytest may write, removed before its closing line is read. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what this matches.
+const ANSI_COLOUR = /\x1b\[[0-9;]*m/g;
+
 const ROOT = new URL("../../", import.meta.url).pathname;
 const SUITE = new URL("./", import.meta.url).pathname;
 /** The stand-in cross-encoder of the server tests (test/support/tiny-cross-encoder.ts), for rerank_user_profiles. */
@@ -211,7 +215,7 @@ type Counts = Record<"passed" | "failed" | "skipped" | "xfailed" | "xpassed", nu
 
 /** The last line of pytest's summary ("3 failed, 40 passed, 2 skipped, 13 xfailed in 61.20s"), bare. */
 function closingLine(output: string): string | undefined {
-  const lines = output.split("\n").map((line) => line.replace(/\x1b\[[0-9;]*m/g, "").trim());
+  const lines = output.split("\n").map((line) => line.replace(ANSI_COLOUR, "").trim());
   const line = lines.reverse().find((text) => /\b\d+ (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b.* in [\d.]+s/.test(text));
   return line?.replace(/^=+\s*/, "").replace(/\s*=+$/, "");
 }

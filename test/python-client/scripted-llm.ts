@@ -30,9 +30,16 @@ export function pythonClientReply(request: FakeLlmRequest): FakeLlmReply {
   }
   if (request.schemaName === "playbook_review") {
     const content = /^content: (.*)$/m.exec(request.user)?.[1] ?? "";
-    if (content.includes("KEEP")) return { json: { decision: "accept", reason: "supported by the conversation", edited: null } };
-    if (content.includes("DROP")) return { json: { decision: "reject", reason: "not supported by the conversation", edited: null } };
-    return { json: { decision: "edit", reason: "too narrow", edited: { trigger: "Any order question", content: `${content} (broadened)`, rationale: "generalised" } } };
+    if (content.includes("KEEP")) return { json: { decision: "accept", reason: "supported by the conversation", reason_code: "grounded_useful", edited: null } };
+    if (content.includes("DROP")) return { json: { decision: "reject", reason: "not supported by the conversation", reason_code: "unsupported_evidence", edited: null } };
+    return {
+      json: {
+        decision: "edit",
+        reason: "too narrow",
+        reason_code: "speculative",
+        edited: { trigger: "Any order question", content: `${content} (broadened)`, rationale: "generalised" },
+      },
+    };
   }
   if (request.schemaName === null) {
     // Query reformulation: a standalone query naming what the conversation was about.

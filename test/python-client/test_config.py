@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import requests
 from reflexio.models.config_schema import Config
 
 from conftest import client_method
@@ -28,6 +29,14 @@ def test_get_config_returns_the_stored_window(client, api, restore_config):
     assert (getattr(config, WINDOW), getattr(config, STRIDE)) == (9, 3)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    # The client raises HTTPError for the 422; any other failure of this test is a real failure.
+    raises=requests.exceptions.HTTPError,
+    reason="contract: 'Unknown fields in set_config are rejected' (and 'set_config ... rejects unknown fields'): the client posts "
+    "its whole Config, about 35 fields the contract does not name (storage_config_test, agent_context_prompt, tool_can_use, "
+    "extractor_name, ...), so the service answers 422 naming them",
+)
 def test_set_config_round_trips_a_changed_window(client, api, restore_config):
     config = client.get_config()
     setattr(config, WINDOW, 12)

@@ -1,4 +1,5 @@
-"""Publishing and reading interactions: publish_interaction(_async), get/search/get_all interactions, learning status."""
+"""Publishing and reading interactions: publish_interaction(_async), get/search/get_all interactions, learning status,
+delete_interaction, finalize_session(_async)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from conftest import client_method, sends_datetimes
-from helpers import contents, unique
+from conftest import client_method, finish_background, sends_datetimes
+from helpers import contents, unique, wait_until
 
 TURNS = [
     {"role": "User", "content": "Can you suggest a weekend hike near Porto?"},
@@ -139,3 +140,44 @@ def test_search_interactions_finds_a_turn_by_its_words(client, api, user):
     assert response.interactions, "the turn naming the Tokyo flight is found"
     assert "Tokyo" in response.interactions[0].content
     assert {item.user_id for item in response.interactions} == {user}
+
+
+def test_delete_interaction_removes_only_that_interaction(client, api, user):
+    api.publish(user, TURNS)
+    doomed = next(item for item in api.interactions(user) if item["role"] == "Agent")
+
+    response = client.delete_interaction(user_id=user, interaction_id=doomed["interaction_id"], wait_for_response=True)
+
+    assert response.success is True
+    assert contents(api.interactions(user)) == [TURNS[0]["content"]]
+
+
+def test_delete_interaction_fire_and_forget_also_deletes(client, api, user):
+    api.publish(user, [{"role": "User", "content": "delete me in the background"}])
+    [doomed] = api.interactions(user)
+
+    assert client.delete_interaction(user_id=user, interaction_id=doomed["interaction_id"]) is None
+    finish_background(client)
+
+    assert api.interactions(user) == []
+
+
+@client_method("finalize_session")
+@pytest.mark.llm
+def test_finalize_session_learns_the_sessions_short_window_now(client, api, user):
+    session_id = unique("s")
+    request_id = api.publish(user, [{"role": "User", "content": "I am vegan, by the way."}], session_id=session_id)
+    assert api.get("/api/learning_status", request_id=request_id)["status"] in {"pending", "processing"}, "one turn is below the stride"
+
+    response = client.finalize_session(user_id=user, session_id=session_id)
+
+    assert (response.success, response.accepted) == (True, True)
+    wait_until(lambda: api.get("/api/learning_status", request_id=request_id)["status"] == "done", timeout=60, what="the finished session to be learned")
+    assert any("vegan" in content.lower() for content in contents(api.profiles(user)))
+
+
+@client_method("finalize_session_async")
+def test_finalize_session_async_accepts_nothing_for_an_unknown_session(client, user):
+    response = asyncio.run(client.finalize_session_async(user_id=user, session_id=unique("no-such-session")))
+
+    assert (response.success, response.accepted) == (True, False)

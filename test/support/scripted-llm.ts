@@ -56,10 +56,15 @@ export async function startScriptedLlm(handler: (request: FakeLlmRequest) => Fak
 /** The scripted reviewer: it accepts a playbook whose content says KEEP, rejects one that says DROP, and broadens the rest (an edit). */
 export function scriptedReview(request: FakeLlmRequest): FakeLlmReply {
   const content = /^content: (.*)$/m.exec(request.user)?.[1] ?? "";
-  if (content.includes("KEEP")) return { json: { decision: "accept", reason: "supported by the conversation", edited: null } };
-  if (content.includes("DROP")) return { json: { decision: "reject", reason: "not supported", edited: null } };
+  if (content.includes("KEEP")) return { json: { decision: "accept", reason: "supported by the conversation", reason_code: "grounded_useful", edited: null } };
+  if (content.includes("DROP")) return { json: { decision: "reject", reason: "not supported", reason_code: "unsupported_evidence", edited: null } };
   return {
-    json: { decision: "edit", reason: "too narrow", edited: { trigger: "Any order question", content: `${content} (broadened)`, rationale: "generalised" } },
+    json: {
+      decision: "edit",
+      reason: "too narrow",
+      reason_code: "speculative",
+      edited: { trigger: "Any order question", content: `${content} (broadened)`, rationale: "generalised" },
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { loadSettings, type Settings } from "@als/core";
+import { guardProcessAgainstStorageFailures } from "@als/db";
 import { buildApp } from "./app.ts";
 import { composeService } from "./compose.ts";
 import { createLogger } from "./logger.ts";
@@ -11,6 +12,8 @@ try {
   process.exit(1);
 }
 const log = createLogger(settings.logLevel);
+// A dropped database connection fails the requests using it (503); it must not end the process.
+guardProcessAgainstStorageFailures(log);
 let service: Awaited<ReturnType<typeof composeService>>;
 try {
   service = await composeService(settings, log);

@@ -80,8 +80,8 @@ describe("aggregation operations", () => {
     expect(done).toMatchObject({ status: "succeeded", error_code: null, result: { user_playbooks_considered: 6, clusters: 2, clusters_changed: 2, agent_playbooks_created: 2 } });
     const created = await agentPlaybooksOf("v1");
     expect(created.map((p: any) => [p.playbook_name, p.playbook_status, p.source_user_playbook_ids]).sort()).toEqual([
-      ["Handle refund", "PENDING", refunds],
-      ["Handle shipping", "PENDING", shipping],
+      ["Handle refund", "pending", refunds],
+      ["Handle shipping", "pending", shipping],
     ]);
     expect(JSON.parse(created[0].playbook_metadata)).toMatchObject({ aggregation_operation_id: response.body.operation_id });
     // Unfiltered reads show approved playbooks only: these wait for a human.
@@ -146,7 +146,9 @@ describe("operations in flight", () => {
   test("a different request_id while one is unfinished is a 409; deleting a current source cancels it", async () => {
     const sources = await seed("v3", SHIPPING, "v3");
     let release!: () => void;
-    gate = new Promise((resolve) => (release = resolve));
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
     const first = await start({ request_id: "in-flight", agent_version: "v3" });
     while ((await receipt(first.body.operation_id)).status !== "running") await Bun.sleep(20);
     const second = await start({ request_id: "another", agent_version: "v3" });
@@ -165,7 +167,9 @@ describe("operations in flight", () => {
   test("an input retired while the run was out stops it from saving; the retry uses what is current", async () => {
     const sources = await seed("v4", [...REFUNDS, { trigger: "The user wants a refund", content: "Check the 30-day refund window for the order" }], "v4");
     let release!: () => void;
-    gate = new Promise((resolve) => (release = resolve));
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
     const op = await start({ request_id: "retire", agent_version: "v4" });
     while (aggregationCalls() === 0 || (await receipt(op.body.operation_id)).status !== "running") await Bun.sleep(20);
     svc.clock.now += 1;

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { ClientInput } from "@als/client";
-import { endRetrievalExperiment, startRetrievalExperiment } from "@als/core";
+import {
+  DEFAULT_AGGREGATION_DEFINITION,
+  DEFAULT_PLAYBOOK_DEFINITION,
+  DEFAULT_PROFILE_DEFINITION,
+  DEFAULT_SUCCESS_DEFINITION,
+  endRetrievalExperiment,
+  startRetrievalExperiment,
+} from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -11,17 +18,17 @@ beforeAll(async () => {
 afterAll(() => svc.close());
 
 const DEFAULTS = {
-  profile_extractor_config: { extraction_definition_prompt: null, context_prompt: null, allow_manual_trigger: true },
+  profile_extractor_config: { extraction_definition_prompt: DEFAULT_PROFILE_DEFINITION, context_prompt: null, allow_manual_trigger: true },
   user_playbook_extractor_config: {
-    extraction_definition_prompt: null,
+    extraction_definition_prompt: DEFAULT_PLAYBOOK_DEFINITION,
     context_prompt: null,
     aggregation_config: { min_cluster_size: 2, clustering_similarity: 0.8 },
     deduplication_config: { search_threshold: 0.85, search_top_k: 5 },
     allow_manual_trigger: true,
   },
-  playbook_aggregator_config: { extraction_definition_prompt: null },
+  playbook_aggregator_config: { extraction_definition_prompt: DEFAULT_AGGREGATION_DEFINITION },
   deduplication_config: { search_threshold: 0.85, search_top_k: 5 },
-  agent_success_config: { sampling_rate: 1, evaluation_only_sampling_rate: null, retrieved_learning_sampling_rate: 1 },
+  agent_success_config: { success_definition_prompt: DEFAULT_SUCCESS_DEFINITION, sampling_rate: 1, evaluation_only_sampling_rate: null, retrieved_learning_sampling_rate: 1 },
   api_key_config: { enabled: false },
   llm_config: { model: null, temperature: 0 },
   storage_config: null,
@@ -34,7 +41,14 @@ const DEFAULTS = {
   offline_tuner_config: { enabled: false },
 };
 
-const getConfig = () => svc.client.config.get();
+/** get_config without the fields it repeats under the peer service's names, each checked against the field it repeats. */
+function ourNames(config: Awaited<ReturnType<TestService["client"]["config"]["get"]>>) {
+  const { batch_size, batch_interval, llm_config, ...rest } = config;
+  const { generation_model_name, ...llm } = llm_config;
+  expect([batch_size, batch_interval, generation_model_name]).toEqual([rest.window_size, rest.stride_size, llm.model]);
+  return { ...rest, llm_config: llm };
+}
+const getConfig = async () => ourNames(await svc.client.config.get());
 const setConfig = (input: ClientInput<"config", "set">) => svc.client.config.set(input);
 const updateConfig = (input: ClientInput<"config", "update">) => svc.client.config.update(input);
 
@@ -80,7 +94,7 @@ describe("set_config", () => {
     expect(await getConfig()).toEqual({
       ...DEFAULTS,
       profile_extractor_config: { extraction_definition_prompt: "Facts about diet", context_prompt: "A cooking assistant", allow_manual_trigger: false },
-      agent_success_config: { sampling_rate: 0.25, evaluation_only_sampling_rate: 0.1, retrieved_learning_sampling_rate: 0.5 },
+      agent_success_config: { success_definition_prompt: DEFAULT_SUCCESS_DEFINITION, sampling_rate: 0.25, evaluation_only_sampling_rate: 0.1, retrieved_learning_sampling_rate: 0.5 },
       llm_config: { model: "gpt-x", temperature: 1.5 },
       window_size: 30,
       stride_size: 12,
@@ -135,7 +149,12 @@ describe("update_config", () => {
   test("a nested object is replaced whole: its omitted fields return to their defaults", async () => {
     await updateConfig({ agent_success_config: { sampling_rate: 0.3, retrieved_learning_sampling_rate: 0.4 } });
     await updateConfig({ agent_success_config: { evaluation_only_sampling_rate: 0.2 } });
-    expect((await getConfig()).agent_success_config).toEqual({ sampling_rate: 1, evaluation_only_sampling_rate: 0.2, retrieved_learning_sampling_rate: 1 });
+    expect((await getConfig()).agent_success_config).toEqual({
+      success_definition_prompt: DEFAULT_SUCCESS_DEFINITION,
+      sampling_rate: 1,
+      evaluation_only_sampling_rate: 0.2,
+      retrieved_learning_sampling_rate: 1,
+    });
   });
 
   test("an empty update changes nothing", async () => {
@@ -339,7 +358,7 @@ describe("tRPC", () => {
     expect((await trpc("config.update", { stride_size: 11 })).body.result.data.success).toBe(true);
     const read = await trpc("config.get");
     expect(read.status).toBe(200);
-    expect(read.body.result.data).toEqual({ ...DEFAULTS, window_size: 33, stride_size: 11 });
+    expect(ourNames(read.body.result.data)).toEqual({ ...DEFAULTS, window_size: 33, stride_size: 11 });
   });
 
   test("config.update rejects an unknown key with 422", async () => {

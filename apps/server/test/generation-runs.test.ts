@@ -5,6 +5,7 @@ import type { FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { holdCall, scriptedReply, scriptedReview, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { statusName } from "../../../test/support/wire-status.ts";
 
 // Generation runs driven by hand, as workers would run them: one is caught in the middle of its
 // work, and another takes it over once its lease has expired.
@@ -52,7 +53,7 @@ afterAll(async () => {
 
 const profilesOf = async (userId: string) =>
   ((await svc.call("POST", "/api/get_profiles", { user_id: userId, status_filter: ["CURRENT", "PENDING", "ARCHIVED"] })).body.user_profiles as any[])
-    .map((p) => `${p.status}: ${p.content}`)
+    .map((p) => `${statusName(p.status)}: ${p.content}`)
     .sort();
 const extractionsOf = (userId: string) => llm.server.requests.filter((r) => r.schemaName === "profile_extraction" && r.user.includes(`I am ${userId} `)).length;
 const mentions = (text: string) => (request: FakeLlmRequest) => request.user.includes(text);

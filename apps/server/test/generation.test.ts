@@ -2,6 +2,7 @@ import { LOCAL_SCOPE, learning, profileChangeLog } from "@als/db";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EXPERT_PLAYBOOK, scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { statusName } from "../../../test/support/wire-status.ts";
 
 let svc: TestService;
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
@@ -52,7 +53,7 @@ const profilesOf = async (userId: string) =>
 const playbooksOf = async (userId: string) =>
   (await svc.call("POST", "/api/get_user_playbooks", { user_id: userId, status_filter: ["CURRENT", "PENDING", "ARCHIVED"] })).body.user_playbooks as any[];
 /** "status: content" of each profile, sorted: what a user has, in a form that compares whole. */
-const summaryOf = async (userId: string) => (await profilesOf(userId)).map((p) => `${p.status}: ${p.content}`).sort();
+const summaryOf = async (userId: string) => (await profilesOf(userId)).map((p) => `${statusName(p.status)}: ${p.content}`).sort();
 const extractionCalls = (schemaName: string) => llm.server.requests.filter((r) => r.schemaName === schemaName);
 const coveredSeqs = async (userId: string) => (await learning.readCursors(svc.db, LOCAL_SCOPE, userId)).map((c) => c.covered_seq);
 
@@ -106,7 +107,7 @@ describe("manual generation", () => {
   test("manual playbook generation reads the agent version's interactions", async () => {
     expect((await svc.call("POST", "/api/manual_playbook_generation", { agent_version: "v1", playbook_name: "ignored" })).status).toBe(200);
     const [playbook] = await eventually(() => playbooksOf("ana"), (p) => p.length > 0);
-    expect(playbook).toMatchObject({ ...EXPERT_PLAYBOOK, status: "CURRENT", agent_version: "v1", source: "email" });
+    expect(playbook).toMatchObject({ ...EXPERT_PLAYBOOK, status: null, agent_version: "v1", source: "email" });
     expect(await playbooksOf("bo")).toEqual([]);
   });
 });
@@ -141,7 +142,9 @@ describe("rerun generation", () => {
   test("without wait_for_response it answers before the work is done", async () => {
     const before = extractionCalls("profile_extraction").length;
     let release!: () => void;
-    gate = new Promise((resolve) => (release = resolve));
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
     try {
       const response = await svc.call("POST", "/api/rerun_profile_generation", { user_id: "ana" });
       expect(response.status).toBe(200);
@@ -176,11 +179,11 @@ describe("rerun generation", () => {
 
     const v2 = await svc.call("POST", "/api/rerun_playbook_generation", { agent_version: "v2", playbook_name: "ignored", wait_for_response: true });
     expect(v2.body).toMatchObject({ success: true, user_playbooks_generated: 1 });
-    expect(await playbooksOf("bo")).toMatchObject([{ ...EXPERT_PLAYBOOK, status: "PENDING", agent_version: "v2", source: "chat" }]);
+    expect(await playbooksOf("bo")).toMatchObject([{ ...EXPERT_PLAYBOOK, status: "pending", agent_version: "v2", source: "chat" }]);
     // ana's CURRENT v1 playbook does not keep the rerun from generating it again.
     const v1 = await svc.call("POST", "/api/rerun_playbook_generation", { agent_version: "v1", wait_for_response: true });
     expect(v1.body.user_playbooks_generated).toBe(1);
-    expect((await playbooksOf("ana")).map((p) => `${p.status} ${p.agent_version}`).sort()).toEqual(["CURRENT v1", "PENDING v1"]);
+    expect((await playbooksOf("ana")).map((p) => `${statusName(p.status)} ${p.agent_version}`).sort()).toEqual(["CURRENT v1", "PENDING v1"]);
   });
 });
 
@@ -219,16 +222,16 @@ describe("upgrades", () => {
   test("user playbooks upgrade per user and agent version", async () => {
     const none = await svc.call("POST", "/api/upgrade_all_user_playbooks", { agent_version: "v3" });
     expect(none.body).toMatchObject({ upgraded_users: 0, user_playbooks_promoted: 0, user_playbooks_archived: 0, user_playbooks_deleted: 0 });
-    expect((await playbooksOf("bo"))[0].status).toBe("PENDING");
+    expect((await playbooksOf("bo"))[0].status).toBe("pending");
 
     const v1 = await svc.call("POST", "/api/upgrade_all_user_playbooks", { agent_version: "v1" });
     expect(v1.body).toMatchObject({ upgraded_users: 1, user_playbooks_promoted: 1, user_playbooks_archived: 1, user_playbooks_deleted: 0 });
-    expect((await playbooksOf("ana")).map((p) => p.status).sort()).toEqual(["ARCHIVED", "CURRENT"]);
-    expect((await playbooksOf("bo"))[0].status).toBe("PENDING");
+    expect((await playbooksOf("ana")).map((p) => statusName(p.status)).sort()).toEqual(["ARCHIVED", "CURRENT"]);
+    expect((await playbooksOf("bo"))[0].status).toBe("pending");
 
     const all = await svc.call("POST", "/api/upgrade_all_user_playbooks");
     expect(all.body).toMatchObject({ upgraded_users: 1, user_playbooks_promoted: 1, user_playbooks_archived: 0, user_playbooks_deleted: 0 });
-    expect((await playbooksOf("bo"))[0].status).toBe("CURRENT");
+    expect((await playbooksOf("bo"))[0].status).toBeNull();
 
     // A second v1 generation upgraded deletes the first one's ARCHIVED playbook; a playbook_name
     // filter leaves playbooks of other names alone.
@@ -237,7 +240,7 @@ describe("upgrades", () => {
     expect(otherName.body).toMatchObject({ upgraded_users: 0, user_playbooks_promoted: 0 });
     const again = await svc.call("POST", "/api/upgrade_all_user_playbooks", { agent_version: "v1" });
     expect(again.body).toMatchObject({ upgraded_users: 1, user_playbooks_promoted: 1, user_playbooks_archived: 1, user_playbooks_deleted: 1 });
-    expect((await playbooksOf("ana")).map((p) => p.status).sort()).toEqual(["ARCHIVED", "CURRENT"]);
+    expect((await playbooksOf("ana")).map((p) => statusName(p.status)).sort()).toEqual(["ARCHIVED", "CURRENT"]);
   });
 });
 

@@ -46,9 +46,9 @@ describe("learning from a conversation", () => {
     expect(published).toMatchObject({ learning_status: "done", profiles_created: 2, user_playbooks_created: 1 });
     const profiles = await profilesOf("ana");
     expect(profiles.map((p: any) => p.content).sort()).toEqual(["Is vegan", "Owns a golden retriever named Biscuit"]);
-    expect(profiles[0]).toMatchObject({ status: "CURRENT", source: "chat", generated_from_request_id: published.request_id, profile_time_to_live: "infinity" });
+    expect(profiles[0]).toMatchObject({ status: null, source: "chat", generated_from_request_id: published.request_id, profile_time_to_live: "infinity" });
     const [playbook] = await playbooksOf("ana");
-    expect(playbook).toMatchObject({ ...EXPERT_PLAYBOOK, user_id: "ana", request_id: published.request_id, agent_version: "v7", source: "chat", status: "CURRENT" });
+    expect(playbook).toMatchObject({ ...EXPERT_PLAYBOOK, user_id: "ana", request_id: published.request_id, agent_version: "v7", source: "chat", status: null });
     expect(await statusOf(published.request_id)).toMatchObject({ status: "done", reason: null });
   });
 
@@ -149,9 +149,13 @@ describe("windows, strides and the inactivity deadline", () => {
 describe("learning status while a window runs", () => {
   test("a request is 'processing' while a step extracts the window it needs, then 'done'", async () => {
     let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let extracting!: () => void;
-    const started = new Promise<void>((resolve) => (extracting = resolve));
+    const started = new Promise<void>((resolve) => {
+      extracting = resolve;
+    });
     override = (request) => {
       if (request.schemaName !== "profile_extraction") return undefined;
       extracting();
@@ -181,7 +185,7 @@ describe("provider failures", () => {
     const stalled = await publish({ user_id: "fay", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am vegan")] });
     expect(stalled.learning_status).toBe("deferred");
     const state = (await svc.call("GET", "/stall_state")).body;
-    expect(state).toMatchObject({ stalled: true, reason: "auth", notified_in_cc: false });
+    expect(state).toMatchObject({ stalled: true, reason: "auth_error", notified_in_cc: false });
     expect(JSON.stringify(state)).not.toContain("sk-test-secret-key");
     expect(await statusOf(stalled.request_id)).toMatchObject({ status: "failed" });
     expect((await statusOf(stalled.request_id)).reason).toContain("stalled");

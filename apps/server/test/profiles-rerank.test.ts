@@ -43,7 +43,7 @@ describe("rerank_user_profiles", () => {
     const result = await rerank({ profile_ids: LIVING });
     expect(result.success).toBe(true);
     expect(ids(result)).toEqual(["retriever", "retired", "walker", "nap", "peanuts", "jazz"]);
-    expect(result.user_profiles[0]).toMatchObject({ user_id: "ria", content: "Owns a golden retriever dog", status: "CURRENT" });
+    expect(result.user_profiles[0]).toMatchObject({ user_id: "ria", content: "Owns a golden retriever dog", status: null });
     expect(typeof result.msg).toBe("string");
   });
 

@@ -4,6 +4,7 @@ import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-ser
 import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { scriptedReply, scriptedReview, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { statusName } from "../../../test/support/wire-status.ts";
 
 let svc: TestService;
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
@@ -51,7 +52,7 @@ afterAll(async () => {
 
 const reviewCall = (body: object) => svc.call("POST", "/api/review_user_playbooks", body);
 const statusOf = async (id: number) =>
-  (await svc.call("POST", "/api/get_user_playbooks", { user_playbook_id: id, status_filter: ["CURRENT", "PENDING", "ARCHIVED"] })).body.user_playbooks[0]?.status;
+  statusName((await svc.call("POST", "/api/get_user_playbooks", { user_playbook_id: id, status_filter: ["CURRENT", "PENDING", "ARCHIVED"] })).body.user_playbooks[0]?.status);
 
 describe("review_user_playbooks", () => {
   test("report mode decides newest first, skips what lacks provenance, and writes nothing", async () => {
@@ -106,7 +107,7 @@ describe("review_user_playbooks", () => {
     const edit = decisions.find((d) => d.user_playbook_id === ids.edit)!;
     expect(edit.decision).toBe("edit");
     const replacement = (await svc.call("POST", "/api/get_user_playbooks", { user_playbook_id: edit.replacement_id })).body.user_playbooks[0];
-    expect(replacement).toMatchObject({ status: "CURRENT", content: "Say when it ships (broadened)", trigger: "Any order question", user_id: "ana" });
+    expect(replacement).toMatchObject({ status: null, content: "Say when it ships (broadened)", trigger: "Any order question", user_id: "ana" });
   });
 
   test("a failure later in an apply run keeps the decisions committed before it", async () => {

@@ -41,6 +41,9 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     taskQueue: temporal.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
     activities: createActivities(deps),
+    // Every activity but re-embedding is a step that waits on the LLM: run as many at once as the
+    // provider takes calls (LLM_CONCURRENCY), the embedded reconciler's number of learning lanes.
+    maxConcurrentActivityTaskExecutions: settings.learning.concurrency,
   });
   const finished = worker.run().finally(async () => {
     vectorSync?.stop();

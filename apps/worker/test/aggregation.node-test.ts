@@ -46,7 +46,9 @@ test("an operation whose worker is killed mid-run completes exactly once on the 
     ),
   );
   let release!: () => void;
-  gate = new Promise((resolve) => (release = resolve));
+  gate = new Promise((resolve) => {
+      release = resolve;
+    });
   const first = spawnWorker({ databaseUrl: database.url, taskQueue, llmBaseUrl: llm.baseUrl });
   const operation = await startAggregationOperation(deps, scope, { request_id: "killed", agent_version: "v1" });
   while (llm.requests.length === 0) await delay(100);

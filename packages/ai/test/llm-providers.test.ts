@@ -287,7 +287,7 @@ describe("prompts", () => {
       "learning-deduplication@v1",
       "query-reformulation@v1",
       "playbook-aggregation@v1",
-      "playbook-review@v1",
+      "playbook-review@v2",
     ]);
     for (const prompt of rendered) expect(`${prompt.system}${prompt.user}`).not.toContain("{{");
   });

@@ -5,12 +5,34 @@ const caseInsensitiveEnum = <const T extends readonly [string, ...string[]]>(val
   z.preprocess((value) => (typeof value === "string" ? value.toUpperCase() : value), z.enum(values));
 
 export const STATUSES = ["CURRENT", "PENDING", "ARCHIVED"] as const;
-export const Status = caseInsensitiveEnum(STATUSES);
+/**
+ * A lifecycle status as callers send it: any letter case, and CURRENT also as `null` or the text
+ * "None" (the published Python clients' enum spells CURRENT as Python's None).
+ */
+export const Status = z.preprocess(
+  (value) => (value === null || (typeof value === "string" && value.toLowerCase() === "none") ? "CURRENT" : value),
+  caseInsensitiveEnum(STATUSES),
+);
 export type Status = (typeof STATUSES)[number];
 
 export const PLAYBOOK_STATUSES = ["PENDING", "APPROVED", "REJECTED"] as const;
 export const PlaybookStatus = caseInsensitiveEnum(PLAYBOOK_STATUSES);
 export type PlaybookStatus = (typeof PLAYBOOK_STATUSES)[number];
+
+/**
+ * A lifecycle status as responses carry it: CURRENT as null, the others lowercase. That is what the
+ * published Python clients parse (their enum spells CURRENT as None), and the contract accepts any
+ * letter case. Handlers return the stored value; parsing the wire value again gives it back, so a
+ * client that validates responses reads the same.
+ */
+export const StatusOnWire = Status.transform((status) => (status === "CURRENT" ? null : (status.toLowerCase() as "pending" | "archived")))
+  .pipe(z.enum(["pending", "archived"]).nullable())
+  .describe("Lifecycle status: null means CURRENT; otherwise 'pending' or 'archived' (requests accept CURRENT, PENDING, ARCHIVED in any case)");
+
+/** An agent playbook's approval status as responses carry it: lowercase, as the published Python clients parse it. */
+export const PlaybookStatusOnWire = PlaybookStatus.transform((status) => status.toLowerCase() as "pending" | "approved" | "rejected")
+  .pipe(z.enum(["pending", "approved", "rejected"]))
+  .describe("Approval status, lowercase: 'pending', 'approved' or 'rejected' (requests accept any case)");
 
 export const SEARCH_MODES = ["vector", "fts", "hybrid"] as const;
 export const SearchMode = z.enum(SEARCH_MODES);

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /** The contract's longest wait for learning when a publisher asks to wait (admission included). */
 export const PUBLISH_WAIT_MS = 240_000;
-import { SearchMode, Source, UnixSeconds, UserId } from "./common.ts";
+import { END_AFTER_START_RULE, END_BEFORE_START, endAfterStart, SearchMode, Source, Threshold, TimeRange, UnixSeconds, UserId } from "./common.ts";
 
 export const ROLES = ["User", "Agent", "System"] as const;
 /** Any letter case on the wire ('agent' → 'Agent'). */
@@ -107,6 +107,15 @@ export const PublishInteractionRequest = z
     retrieval_experiment_arm: ExperimentArm.nullish(),
     /** REST clients send it as the query parameter `wait_for_response=true`. */
     wait_for_response: QueryBoolean.default(false),
+    session_finished: z
+      .boolean()
+      .default(false)
+      .describe("The contract's completion hint: the session is finished with this request, so its window is due now instead of after the inactivity deadline"),
+    request_id: z
+      .string()
+      .max(255)
+      .optional()
+      .describe("Sent by clients of the peer service (null there, meaning omitted). The service mints every request id, so a value is discarded with a warning"),
   })
   .superRefine((request, ctx) => {
     if (request.interaction_data_list.every(isEmptyInteraction)) {
@@ -137,6 +146,13 @@ export const PublishInteractionResponse = z.object({
   profiles_created: z.number().int(),
   user_playbooks_created: z.number().int(),
   warnings: z.array(z.string()),
+  // The same facts under the names clients of the peer service read.
+  storage_type: z.string().describe("storage_routing.storage_type again (clients of the peer service read it flat)"),
+  storage_label: z.string().describe("storage_routing.storage_label again (clients of the peer service read it flat)"),
+  profiles_added: z.number().int().describe("profiles_created again (the name clients of the peer service read)"),
+  profiles_updated: z.number().int().describe("Existing profiles the request's windows merged new detail into (0 unless the caller waited)"),
+  playbooks_added: z.number().int().describe("user_playbooks_created again (the name clients of the peer service read)"),
+  playbooks_updated: z.number().int().describe("Always 0: learning adds user playbooks and never rewrites one (for clients of the peer service)"),
 });
 export type PublishInteractionResponse = z.infer<typeof PublishInteractionResponse>;
 
@@ -160,8 +176,8 @@ export const Interaction = z.object({
   expert_content: z.string(),
   image_encoding: z.string().nullable(),
   user_action: z.enum(USER_ACTIONS),
-  user_action_description: z.string().nullable(),
-  interacted_image_url: z.string().nullable(),
+  user_action_description: z.string().describe("Empty when the interaction has none (clients of the peer service require a string here)"),
+  interacted_image_url: z.string().describe("Empty when the interaction has none (clients of the peer service require a string here)"),
   tools_used: z.array(z.object({ tool_name: z.string(), tool_data: z.record(z.string(), z.unknown()), status: z.string().nullable() })),
   citations: z.array(z.object({ kind: LearningKind, learning_id: z.string() })),
   retrieved_learnings: z.array(StoredRetrievedLearning),
@@ -174,23 +190,50 @@ export const InteractionsResponse = z.object({
   msg: z.string().nullable(),
 });
 
-export const GetInteractionsRequest = z.object({
-  user_id: UserId,
-  top_k: z.number().int().min(1).max(10000).default(100),
-});
+/** Request and session ids as filters. */
+const IdFilter = z.string().min(1).max(255);
+
+/** Filters a read endpoint does not have are refused (422), never dropped: a caller must not get more than it asked for. */
+export const GetInteractionsRequest = z
+  .object({
+    user_id: UserId,
+    top_k: z.number().int().min(1).max(10000).default(100),
+    /** Inclusive bounds of the interactions' created_at. */
+    ...TimeRange,
+    session_id: IdFilter.optional(),
+    request_id: IdFilter.optional(),
+    /** The exact source of the interactions' requests; empty: any. */
+    source: Source.optional(),
+  })
+  .strict()
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
+export type GetInteractionsRequest = z.infer<typeof GetInteractionsRequest>;
 
 export const GetAllInteractionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(10000).default(100),
 });
 
-export const SearchInteractionsRequest = z.object({
-  user_id: UserId,
-  query: z.string().refine((value) => value.trim() !== "", "query must not be empty"),
-  top_k: z.number().int().min(1).max(100).default(10),
-  /** Search only the user's most recent k interactions. */
-  most_recent_k: z.number().int().min(1).optional(),
-  search_mode: SearchMode.optional(),
-});
+export const SearchInteractionsRequest = z
+  .object({
+    user_id: UserId,
+    query: z.string().refine((value) => value.trim() !== "", "query must not be empty"),
+    top_k: z.number().int().min(1).max(100).default(10),
+    /** Search only the user's most recent k interactions. */
+    most_recent_k: z.number().int().min(1).optional(),
+    search_mode: SearchMode.optional(),
+    /** Vector-arm similarity floor; unset: the embedding model's default. */
+    threshold: Threshold.optional(),
+    /** Inclusive bounds of the interactions' created_at. */
+    ...TimeRange,
+    session_id: IdFilter.optional(),
+    request_id: IdFilter.optional(),
+    /** The exact source of the interactions' requests; empty: any. */
+    source: Source.optional(),
+  })
+  .strict()
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
 export type SearchInteractionsRequest = z.infer<typeof SearchInteractionsRequest>;
 
 export const LEARNING_STATUSES = ["pending", "processing", "done", "failed", "not_tracked"] as const;
@@ -214,10 +257,24 @@ export const Request = z.object({
   created_at: z.number().int(),
 });
 
-export const GetRequestsRequest = z.object({
-  user_id: UserId,
-  top_k: z.number().int().min(1).max(1000).default(30),
-});
+export const GetRequestsRequest = z
+  .object({
+    user_id: UserId,
+    /** Requests per page, newest first. */
+    top_k: z.number().int().min(1).max(1000).default(30),
+    /** Requests of the filtered list to skip: the next page starts at offset + top_k. */
+    offset: z.number().int().min(0).max(1_000_000).default(0),
+    session_id: IdFilter.optional(),
+    request_id: IdFilter.optional(),
+    /** The requests' exact source; empty: any. */
+    source: Source.optional(),
+    /** Inclusive bounds of the requests' created_at (when they were published). */
+    ...TimeRange,
+  })
+  .strict()
+  .refine(endAfterStart, END_BEFORE_START)
+  .meta(END_AFTER_START_RULE);
+export type GetRequestsRequest = z.infer<typeof GetRequestsRequest>;
 export const GetRequestsResponse = z.object({
   success: z.boolean(),
   sessions: z.array(
@@ -226,10 +283,29 @@ export const GetRequestsResponse = z.object({
       requests: z.array(z.object({ request: Request, interactions: z.array(Interaction) })),
     }),
   ),
+  has_more: z.boolean().describe("Whether requests past this page pass the filters (ask again with offset + top_k)"),
   msg: z.string().nullable(),
 });
 
 export const DeleteRequestRequest = z.object({ request_id: z.string().min(1).max(255) });
+
+export const DeleteInteractionRequest = z.object({ user_id: UserId, interaction_id: z.number().int().min(1) }).strict();
+export const DeleteInteractionResponse = z.object({ success: z.boolean(), message: z.string() });
+
+const NonBlankId = z
+  .string()
+  .max(255)
+  .refine((value) => value.trim() !== "", "must not be empty or blank");
+
+export const FinalizeSessionRequest = z.object({ user_id: UserId, session_id: NonBlankId }).strict();
+export const FinalizeSessionResponse = z.object({
+  success: z.boolean(),
+  /** False when the user has no request in the session that learning reads: there is nothing to finish. */
+  accepted: z.boolean(),
+  message: z.string(),
+  /** The request that now carries the hint (the user's latest of the session); null when not accepted. */
+  request_id: z.string().nullable(),
+});
 export const DeleteSessionRequest = z.object({ session_id: z.string().min(1).max(255) });
 export const DeleteRequestsByIdsRequest = z.object({
   request_ids: z.array(z.string().min(1).max(255)).min(1, "request_ids must hold at least one id"),
@@ -239,6 +315,7 @@ export const DeletedRequestsResponse = z.object({
   message: z.string(),
   deleted_requests: z.number().int(),
   deleted_interactions: z.number().int(),
+  deleted_requests_count: z.number().int().describe("deleted_requests again, under the name clients of the peer service read"),
 });
 
 export const ClearUserDataRequest = z.object({ user_id: UserId });

@@ -1,5 +1,19 @@
 import { z } from "zod";
-import { END_AFTER_START_RULE, END_BEFORE_START, endAfterStart, SearchMode, Source, Status, StatusFilter, STATUSES, Tags, Threshold, TimeRange, UserId } from "./common.ts";
+import { type IgnoredFieldRules, ignoredFieldWarnings, knownFieldsOf, readOnlyFields } from "./ignored-fields.ts";
+import {
+  END_AFTER_START_RULE,
+  END_BEFORE_START,
+  endAfterStart,
+  SearchMode,
+  Source,
+  Status,
+  StatusFilter,
+  StatusOnWire,
+  Tags,
+  Threshold,
+  TimeRange,
+  UserId,
+} from "./common.ts";
 
 export const PROFILE_TIME_TO_LIVE = ["one_day", "one_week", "one_month", "one_quarter", "one_year", "infinity"] as const;
 export const ProfileTimeToLive = z.enum(PROFILE_TIME_TO_LIVE);
@@ -12,55 +26,64 @@ export const Profile = z.object({
   profile_id: z.string(),
   user_id: z.string(),
   content: z.string(),
-  status: z.enum(STATUSES),
+  status: StatusOnWire,
   source: z.string(),
   profile_time_to_live: ProfileTimeToLive,
   expiration_timestamp: z.number().int(),
   tags: z.array(z.string()),
   custom_feature: z.string().nullable(),
   extractor_name: z.string().nullable(),
-  generated_from_request_id: z.string().nullable(),
+  generated_from_request_id: z.string().describe("Empty for a profile added without one (clients of the peer service require a string here)"),
   created_at: z.number().int(),
   last_modified_timestamp: z.number().int(),
 });
 export type Profile = z.infer<typeof Profile>;
 
-export const NewProfile = z
-  .object({
-    user_id: UserId,
-    content: z.string().trim().min(1, "content must not be empty"),
-    profile_id: z.string().min(1).max(255).optional(),
-    status: Status.optional(),
-    source: Source.optional(),
-    profile_time_to_live: ProfileTimeToLive.optional(),
-    tags: Tags.optional(),
-    custom_feature: z.string().nullish(),
-    extractor_name: z.string().nullish(),
-    generated_from_request_id: z.string().max(255).nullish(),
-  })
-  .strict();
-export type NewProfile = z.infer<typeof NewProfile>;
-
-export const AddUserProfileRequest = z.object({
-  user_profiles: z
-    .array(NewProfile)
-    .min(1, "user_profiles must hold at least one profile")
-    // One write replaces a profile once: two entries for one profile_id would leave it undecided which stays.
-    .superRefine((profiles, ctx) => {
-      const firstIndex = new Map<string, number>();
-      profiles.forEach((profile, index) => {
-        if (profile.profile_id === undefined) return;
-        const first = firstIndex.get(profile.profile_id);
-        if (first === undefined) firstIndex.set(profile.profile_id, index);
-        else ctx.addIssue({ code: "custom", path: [index, "profile_id"], message: `repeats the profile_id of user_profiles[${first}]` });
-      });
-    }),
+const NewProfileFields = z.object({
+  user_id: UserId,
+  content: z.string().trim().min(1, "content must not be empty"),
+  profile_id: z.string().min(1).max(255).optional(),
+  status: Status.optional(),
+  source: Source.optional(),
+  profile_time_to_live: ProfileTimeToLive.optional(),
+  tags: Tags.optional(),
+  custom_feature: z.string().nullish(),
+  extractor_name: z.string().nullish(),
+  generated_from_request_id: z.string().max(255).nullish(),
 });
+export type NewProfile = z.infer<typeof NewProfileFields>;
+/** Other fields (the peer service's whole profile model, read-only ones included) are ignored and named in the warnings. */
+export const NewProfile = NewProfileFields.loose();
+const PROFILE_FIELDS: IgnoredFieldRules = { known: new Set(Object.keys(NewProfileFields.shape)), readOnly: readOnlyFields(Profile, NewProfileFields) };
+
+export const AddUserProfileRequest = z
+  .object({
+    user_profiles: z
+      .array(NewProfile)
+      .min(1, "user_profiles must hold at least one profile")
+      // One write replaces a profile once: two entries for one profile_id would leave it undecided which stays.
+      .superRefine((profiles, ctx) => {
+        const firstIndex = new Map<string, number>();
+        profiles.forEach((profile, index) => {
+          if (profile.profile_id === undefined) return;
+          const first = firstIndex.get(profile.profile_id);
+          if (first === undefined) firstIndex.set(profile.profile_id, index);
+          else ctx.addIssue({ code: "custom", path: [index, "profile_id"], message: `repeats the profile_id of user_profiles[${first}]` });
+        });
+      }),
+  })
+  .transform(({ user_profiles }) => ({
+    user_profiles: user_profiles.map((profile): NewProfile => knownFieldsOf(profile, PROFILE_FIELDS.known)),
+    warnings: user_profiles.flatMap((profile, index) => ignoredFieldWarnings(`user_profiles[${index}]`, profile, PROFILE_FIELDS)),
+  }));
 export const AddUserProfileResponse = z.object({
   success: z.boolean(),
   message: z.string(),
   added_count: z.number().int(),
   profile_ids: z.array(z.string()),
+  warnings: z
+    .array(z.string())
+    .describe("Fields of the entries that were ignored: read-only ones (ids, timestamps) and unknown ones, each that carried a value"),
 });
 
 export const GetProfilesRequest = z
@@ -168,10 +191,13 @@ export const DeleteProfilesByIdsRequest = z.object({
 export const ProfileChangeLogEntry = z.object({
   id: z.number().int(),
   user_id: z.string(),
-  request_id: z.string().nullable(),
+  request_id: z.string().describe("The request learning read; empty for profiles added or removed by hand (clients of the peer service require a string here)"),
   created_at: z.number().int(),
   added_profiles: z.array(Profile),
   removed_profiles: z.array(Profile),
+  mentioned_profiles: z
+    .array(Profile)
+    .describe("Always empty: this service records what a change added and removed only (for clients of the peer service, which require the field)"),
 });
 export const ProfileChangeLogQuery = z.object({
   user_id: z.string().optional(),

@@ -15,6 +15,26 @@ export const ReviewUserPlaybooksRequest = z
 
 export const REVIEW_DECISIONS = ["accept", "reject", "edit", "skip"] as const;
 
+/** Why the reviewer decided as it did: the model picks one (grounded_useful for an accept); a skip is evidence_unavailable. */
+export const REVIEW_REASON_CODES = [
+  "grounded_useful",
+  "unsupported_evidence",
+  "generic",
+  "speculative",
+  "unsupported_causality",
+  "unseen_artifact",
+  "redundant",
+  "late_trigger",
+  "compound",
+  "internal_status",
+  "absence_inference",
+  "not_agent_decision",
+  "evidence_unavailable",
+] as const;
+export type ReviewReasonCode = (typeof REVIEW_REASON_CODES)[number];
+
+const ReviewEdit = z.object({ trigger: z.string(), content: z.string(), rationale: z.string() });
+
 export const ReviewUserPlaybooksResponse = z.object({
   success: z.boolean(),
   run_id: z.string(),
@@ -23,8 +43,16 @@ export const ReviewUserPlaybooksResponse = z.object({
       user_playbook_id: z.number().int(),
       decision: z.enum(REVIEW_DECISIONS),
       reason: z.string(),
+      reason_code: z.enum(REVIEW_REASON_CODES).describe("The reason as a code of the peer service's vocabulary, which its clients require"),
       /** The corrected playbook an edit proposes (report mode shows it; apply mode inserts it). */
-      edited: z.object({ trigger: z.string(), content: z.string(), rationale: z.string() }).nullable(),
+      edited: ReviewEdit.nullable(),
+      edit: ReviewEdit.nullable().describe("edited again (the name clients of the peer service read)"),
     }),
   ),
+  report_only: z.boolean().describe("The mode the request asked for (for clients of the peer service)"),
+  selected_count: z.number().int().describe("Playbooks reviewed (report mode) or queued for review (apply mode), for clients of the peer service"),
+  accepted_count: z.number().int().describe("Decisions in results, per kind (0 in apply mode, whose results come later), for clients of the peer service"),
+  edited_count: z.number().int().describe("See accepted_count"),
+  rejected_count: z.number().int().describe("See accepted_count"),
+  skipped_count: z.number().int().describe("See accepted_count"),
 });

@@ -7,7 +7,8 @@ import type { Settings } from "./settings.ts";
 import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
 
 /** What the dependency graph is built from. */
-export type CoreSettings = Pick<Settings, "storage" | "embedding" | "rerank" | "llm" | "vectorIndex" | "search">;
+export type CoreSettings = Pick<Settings, "storage" | "embedding" | "rerank" | "llm" | "vectorIndex" | "search"> &
+  Partial<Pick<Settings, "learning" | "publishAdmission">>;
 
 export interface CoreLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -48,6 +49,8 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
       now: systemClock,
       search: settings.search,
       storage: settings.storage,
+      ...(settings.learning && { learning: settings.learning }),
+      ...(settings.publishAdmission && { publishAdmission: settings.publishAdmission }),
       ...(settings.llm && { llm: createLlm(settings.llm) }),
     };
     if (settings.vectorIndex) {

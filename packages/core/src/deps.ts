@@ -22,6 +22,8 @@ export interface CoreDeps {
   scheduleLearning?: (scope: Scope, userId: string) => Promise<void> | void;
   /** Unset: the defaults of LearningSettings. */
   learning?: LearningSettings;
+  /** Unset: DEFAULT_PUBLISH_ADMISSION. */
+  publishAdmission?: PublishAdmissionSettings;
   /** CPU work off the event loop (clustering); aggregation needs it. */
   compute?: { clusterEmbeddings(input: { vectors: Float32Array; dims: number; threshold: number; minClusterSize: number }): Promise<Int32Array> };
   /** Tells the orchestrator that an aggregation operation waits to run (the reconciler, or a Temporal workflow). */
@@ -33,7 +35,30 @@ export interface CoreDeps {
 export interface LearningSettings {
   /** A short window runs once its session has been quiet this long. Default six hours. */
   sessionInactivitySeconds?: number;
+  /**
+   * Users whose windows the reconciler learns from at once: each mostly waits on the LLM, so this
+   * follows the provider's concurrency (LLM_CONCURRENCY), not the cores. Default DEFAULT_LEARNING_CONCURRENCY.
+   */
+  concurrency?: number;
 }
+
+export const DEFAULT_LEARNING_CONCURRENCY = 8;
+
+/**
+ * How a process admits publishes: at most `concurrency` publish transactions at once, and every
+ * publish answered within `timeoutMs`, committed or not (see admitPublish).
+ */
+export interface PublishAdmissionSettings {
+  concurrency: number;
+  timeoutMs: number;
+}
+
+/**
+ * Eight publish transactions at once leave two of the ten pooled connections to searches and
+ * reads; a publish transaction takes a few milliseconds, so eight carry thousands a second. Ten
+ * seconds is far beyond a healthy commit and well inside a client's patience.
+ */
+export const DEFAULT_PUBLISH_ADMISSION: PublishAdmissionSettings = { concurrency: 8, timeoutMs: 10_000 };
 
 export interface SearchSettings {
   /** Deadline of a unified search in milliseconds; null disables it (operator switch). Default 5000. */

@@ -1,14 +1,12 @@
 import { aggregation, generationRuns, learning, profiles, type Scope } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
-import type { CoreDeps } from "./deps.ts";
+import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
 import { type ReembedProgress, reembedProfilesStep } from "./profiles/reembed-profiles.ts";
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
-/** Users learned from at once: each mostly waits on the LLM, so a few overlap well on two cores. */
-const LEARNING_CONCURRENCY = 4;
 /** How soon a user whose lease another step held is tried again. */
 const BUSY_RETRY_SECONDS = 5;
 /** How often sleeping users are checked against the clock. */
@@ -121,7 +119,9 @@ export class Reconciler {
         }
       }
       this.runGenerationLane();
-      await Promise.all([...Array.from({ length: LEARNING_CONCURRENCY }, () => this.drainDueUsers()), this.runDueOperations()]);
+      // Each lane learns from one user at a time and mostly waits on the LLM: as many lanes as the provider takes calls.
+      const lanes = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
+      await Promise.all([...Array.from({ length: lanes }, () => this.drainDueUsers()), this.runDueOperations()]);
     } catch (error) {
       this.onError(error);
     }

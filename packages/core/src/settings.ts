@@ -1,6 +1,7 @@
 import type { LlmSettings } from "@als/ai";
 import { z } from "zod";
-import type { SearchSettings } from "./deps.ts";
+import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
+import { DEFAULT_LEARNING_CONCURRENCY, DEFAULT_PUBLISH_ADMISSION, type LearningSettings, type PublishAdmissionSettings, type SearchSettings } from "./deps.ts";
 
 const optionalText = z
   .string()
@@ -13,6 +14,12 @@ const Environment = z.object({
   /** Set → full mode on PostgreSQL; unset → embedded mode on PGlite under DATA_DIR. */
   DATABASE_URL: optionalText,
   DATA_DIR: z.string().default(".data"),
+  /** Opening a PostgreSQL connection (TCP, TLS, authentication) gives up after this. */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(DEFAULT_STORAGE_TIMEOUTS.connectMs),
+  /** A statement or transaction waits at most this long for a pooled connection (or for PGlite). */
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(DEFAULT_STORAGE_TIMEOUTS.acquireMs),
+  /** PostgreSQL's statement_timeout of every session; the client gives up two seconds later. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(DEFAULT_STORAGE_TIMEOUTS.statementMs),
   EMBEDDING_PROVIDER: z.enum(["local", "openai"]).default("local"),
   EMBEDDING_MODEL_DIR: z.string().default(".cache/models/all-MiniLM-L6-v2-int8"),
   EMBEDDING_POOL_SIZE: z.coerce.number().int().min(1).optional(),
@@ -31,12 +38,20 @@ const Environment = z.object({
   LLM_MODEL: optionalText,
   LLM_BASE_URL: optionalText,
   LLM_API_KEY: optionalText,
+  /** LLM calls the provider takes at once: how many users' windows learn at the same time (per process). */
+  LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_LEARNING_CONCURRENCY),
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
   SERVICE_BACKSTOP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** The largest request body accepted; a larger one answers 413. */
   SERVICE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** GET /health's storage probe answers 503 (reason timeout) past this. */
+  SERVICE_HEALTH_TIMEOUT_MS: z.coerce.number().int().min(100).default(2_000),
+  /** Publish transactions one process runs at once; more publishes wait for a slot (see SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS). */
+  SERVICE_PUBLISH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(DEFAULT_PUBLISH_ADMISSION.concurrency),
+  /** A publish is answered within this: 503 capacity_deadline_exceeded if it got no slot, 504 admission_timeout if it did not commit. */
+  SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS: z.coerce.number().int().min(100).default(DEFAULT_PUBLISH_ADMISSION.timeoutMs),
   /** Set → the vector arm of ranked searches asks this Qdrant server, kept in sync from PostgreSQL; unset → pgvector. */
   QDRANT_URL: optionalText,
   QDRANT_API_KEY: optionalText,
@@ -71,8 +86,8 @@ export function loadSettings(env: Record<string, string | undefined>) {
     host: e.HOST,
     port: e.PORT,
     storage: e.DATABASE_URL
-      ? ({ kind: "postgres", url: e.DATABASE_URL } as const)
-      : ({ kind: "pglite", dataDir: `${e.DATA_DIR}/pglite` } as const),
+      ? ({ kind: "postgres", url: e.DATABASE_URL, timeouts: storageTimeouts(e) } as const)
+      : ({ kind: "pglite", dataDir: `${e.DATA_DIR}/pglite`, timeouts: storageTimeouts(e) } as const),
     embedding:
       e.EMBEDDING_PROVIDER === "openai"
         ? ({
@@ -91,11 +106,18 @@ export function loadSettings(env: Record<string, string | undefined>) {
     logLevel: e.LOG_LEVEL,
     backstopMs: e.SERVICE_BACKSTOP_TIMEOUT_MS,
     maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
+    healthTimeoutMs: e.SERVICE_HEALTH_TIMEOUT_MS,
+    publishAdmission: { concurrency: e.SERVICE_PUBLISH_CONCURRENCY, timeoutMs: e.SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS } satisfies PublishAdmissionSettings,
+    learning: { concurrency: e.LLM_CONCURRENCY } satisfies LearningSettings,
     search: {
       deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,
       ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),
     } satisfies SearchSettings,
   };
+}
+
+function storageTimeouts(e: z.infer<typeof Environment>): StorageTimeouts {
+  return { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, acquireMs: e.DATABASE_ACQUIRE_TIMEOUT_MS, statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS };
 }
 
 const DEFAULT_LLM_MODELS = { openai: "gpt-4o-mini", anthropic: "claude-3-5-haiku-latest" } as const;

@@ -1,3 +1,5 @@
+import { classifyStorageError, type StorageFailureReason } from "./storage-failure.ts";
+
 /** A connection or an open transaction: plain SQL text with $1.. parameters, rows as objects. */
 export interface Sql {
   query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
@@ -5,19 +7,57 @@ export interface Sql {
   exec(script: string): Promise<void>;
 }
 
+export interface TransactionOptions {
+  /**
+   * Once aborted, the transaction sends no further statement and no COMMIT: its next query rejects
+   * with the signal's reason and it rolls back. A statement already sent still runs, so a COMMIT in
+   * flight may still commit.
+   */
+  signal?: AbortSignal;
+}
+
 /** The one interface both storage engines implement; query modules only ever see `Sql`. */
 export interface Database extends Sql {
   readonly kind: "postgres" | "pglite";
-  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 
-/** Raised when the storage engine cannot be reached; it answers 503 storage_unavailable. */
+/**
+ * How long a call may wait on the storage; past a bound it fails with StorageUnavailableError
+ * (reason `timeout`) instead of hanging for as long as a network partition lasts.
+ */
+export interface StorageTimeouts {
+  /** Opening a PostgreSQL connection: TCP, TLS and authentication. */
+  connectMs: number;
+  /** Waiting for a pooled connection (PGlite: for the engine) before a statement or a transaction starts. */
+  acquireMs: number;
+  /** One statement on the server (PostgreSQL's statement_timeout, lock waits included). */
+  statementMs: number;
+}
+
+export const DEFAULT_STORAGE_TIMEOUTS: StorageTimeouts = { connectMs: 5_000, acquireMs: 5_000, statementMs: 30_000 };
+
+/** Raised when the storage cannot serve now (see StorageFailureReason); it answers 503 storage_unavailable. */
 export class StorageUnavailableError extends Error {
   /** The ERROR_TABLE code it answers as (see toAppError in @als/contract). */
   readonly errorCode = "storage_unavailable";
-  constructor(cause: unknown) {
-    super("storage is unavailable", { cause });
+  readonly reason: StorageFailureReason;
+  constructor(cause: unknown, reason: StorageFailureReason = classifyStorageError(cause) ?? "connection") {
+    super(`storage is unavailable (${reason})`, { cause });
     this.name = "StorageUnavailableError";
+    this.reason = reason;
   }
+}
+
+/** A StorageUnavailableError when `error` is a storage failure (see classifyStorageError), else `error` itself. */
+export function asStorageError(error: unknown): unknown {
+  if (error instanceof StorageUnavailableError) return error;
+  const reason = classifyStorageError(error);
+  return reason ? new StorageUnavailableError(error, reason) : error;
+}
+
+/** The StorageUnavailableError of a call that got no answer within `ms`. */
+export function storageTimeout(what: string, ms: number): StorageUnavailableError {
+  return new StorageUnavailableError(new Error(`${what} within ${ms} ms`), "timeout");
 }

@@ -1,4 +1,7 @@
 export * from "./driver.ts";
+export * from "./storage-failure.ts";
+export { checkStorage } from "./check-storage.ts";
+export { guardProcessAgainstStorageFailures } from "./process-guard.ts";
 export * from "./scope.ts";
 export * from "./open.ts";
 export { migrate } from "./migrate.ts";

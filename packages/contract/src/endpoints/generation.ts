@@ -1,5 +1,5 @@
 import { SuccessMessageResponse } from "../common.ts";
-import { ManualPlaybookGenerationRequest, ManualProfileGenerationRequest, RerunPlaybookGenerationRequest, RerunPlaybookGenerationResponse, RerunProfileGenerationRequest, RerunProfileGenerationResponse, UpgradeAllProfilesRequest, UpgradeAllProfilesResponse, UpgradeAllUserPlaybooksRequest, UpgradeAllUserPlaybooksResponse } from "../generation.ts";
+import { ManualPlaybookGenerationRequest, ManualProfileGenerationRequest, OperationStatusQuery, OperationStatusResponse, RerunPlaybookGenerationRequest, RerunPlaybookGenerationResponse, RerunProfileGenerationRequest, RerunProfileGenerationResponse, UpgradeAllProfilesRequest, UpgradeAllProfilesResponse, UpgradeAllUserPlaybooksRequest, UpgradeAllUserPlaybooksResponse } from "../generation.ts";
 import { defineResource } from "../endpoint.ts";
 
 export const generationEndpoints = defineResource("generation", {
@@ -40,6 +40,14 @@ export const generationEndpoints = defineResource("generation", {
     input: RerunPlaybookGenerationRequest,
     output: RerunPlaybookGenerationResponse,
     errors: ["llm_unavailable"],
+  },
+  operationStatus: {
+    method: "GET",
+    path: "/api/get_operation_status",
+    summary:
+      "Where the project's latest rerun or manual generation of profiles (profile_generation) or user playbooks (playbook_generation) stands: the run rerun_*_generation answered as operation_id",
+    input: OperationStatusQuery,
+    output: OperationStatusResponse,
   },
   manualPlaybooks: {
     method: "POST",

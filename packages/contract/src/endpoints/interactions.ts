@@ -1,5 +1,5 @@
 import { BulkDeleteResponse, NoInput } from "../common.ts";
-import { GetAllInteractionsQuery, GetInteractionsRequest, InteractionsResponse, LearningStatusQuery, LearningStatusResponse, PUBLISH_WAIT_MS, PublishInteractionRequest, PublishInteractionResponse, SearchInteractionsRequest } from "../interactions.ts";
+import { DeleteInteractionRequest, DeleteInteractionResponse, FinalizeSessionRequest, FinalizeSessionResponse, GetAllInteractionsQuery, GetInteractionsRequest, InteractionsResponse, LearningStatusQuery, LearningStatusResponse, PUBLISH_WAIT_MS, PublishInteractionRequest, PublishInteractionResponse, SearchInteractionsRequest } from "../interactions.ts";
 import { defineResource } from "../endpoint.ts";
 
 export const interactionsEndpoints = defineResource("interactions", {
@@ -12,6 +12,22 @@ export const interactionsEndpoints = defineResource("interactions", {
     // The wait itself is bounded at 240 s; the backstop only catches what goes wrong around it.
     timeoutMs: PUBLISH_WAIT_MS + 10_000,
     output: PublishInteractionResponse,
+  },
+  finalizeSession: {
+    method: "POST",
+    path: "/api/finalize_session",
+    summary:
+      "The completion hint: a user's session is finished, so learning from its last, short window is due now instead of after the session inactivity deadline (later publishes to the session are still learned)",
+    input: FinalizeSessionRequest,
+    output: FinalizeSessionResponse,
+  },
+  delete: {
+    method: "DELETE",
+    path: "/api/delete_interaction",
+    summary: "Delete one interaction of a user (404 when the user has no such interaction); what learning took from it stays",
+    input: DeleteInteractionRequest,
+    output: DeleteInteractionResponse,
+    errors: ["not_found"],
   },
   deleteAll: {
     method: "DELETE",

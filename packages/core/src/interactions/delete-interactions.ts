@@ -1,5 +1,15 @@
-import { learning, profileChangeLog, profiles, requests, userPlaybooks, type DeletedRequests, type Scope } from "@als/db";
+import { AppError } from "@als/contract";
+import { interactions, learning, profileChangeLog, profiles, requests, userPlaybooks, type DeletedRequests, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
+
+/**
+ * Deletes one interaction of a user; 404 when the user has no such interaction (another user's, or
+ * another project's, is not theirs). What learning already took from it stays learned.
+ */
+export async function deleteInteraction(deps: CoreDeps, scope: Scope, userId: string, interactionId: number): Promise<void> {
+  const deleted = await interactions.deleteInteractionOfUser(deps.db, scope, userId, interactionId);
+  if (deleted === 0) throw AppError.notFound(`interaction ${interactionId} of user '${userId}'`);
+}
 
 /** Deletes one request and its interactions. */
 export function deleteRequest(deps: CoreDeps, scope: Scope, requestId: string): Promise<DeletedRequests> {

@@ -3,6 +3,7 @@ import { interactions, learning, requests, type InteractionInsert, type RequestR
 import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { assignExperimentArm } from "../search/experiment-assignment.ts";
+import { admitPublish } from "./publish-admission.ts";
 import { exposureReceiptDigest, verifyExposureReceipt } from "../search/exposure-receipts.ts";
 
 export interface PublishedRequest {
@@ -31,7 +32,9 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
   const requestId = crypto.randomUUID();
   const retrieved = await Promise.all(kept.map((item) => storedRetrievedLearnings(deps, scope, input.session_id, item)));
 
-  const committed = await deps.db.transaction(async (tx) => {
+  // Answered within the admission deadline: 503 capacity_deadline_exceeded without a slot, 504 admission_timeout without a commit.
+  const admission = await admitPublish(deps, requestId);
+  const committing = deps.db.transaction(async (tx) => {
     const firstSeq = await requests.reserveStreamPositions(tx, scope, input.user_id, kept.length, now);
     const request: RequestRecord = {
       request_id: requestId,
@@ -43,6 +46,7 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
       force_extraction: input.force_extraction,
       evaluation_only: input.evaluation_only,
       override_learning_stall: input.override_learning_stall,
+      completion_hint: input.session_finished,
       retrieval_experiment_id: input.retrieval_experiment_id ?? null,
       retrieval_experiment_arm: input.retrieval_experiment_arm ?? null,
       first_seq: firstSeq,
@@ -76,7 +80,8 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
     const interactionIds = await interactions.insertInteractions(tx, scope, rows);
     await learning.ensureCursors(tx, scope, input.user_id);
     return { request, interactionIds };
-  });
+  }, admission);
+  const committed = await admission.answer(committing);
   await deps.scheduleLearning?.(scope, input.user_id);
   return { ...committed, warnings };
 }
@@ -86,6 +91,7 @@ function unknownFieldWarnings(input: PublishInteractionRequest): string[] {
   const warnings: string[] = [];
   const unknownTop = Object.keys(input).filter((key) => !PUBLISH_FIELDS.has(key));
   if (unknownTop.length > 0) warnings.push(`unknown field(s) discarded: ${unknownTop.join(", ")}`);
+  if (input.request_id !== undefined) warnings.push(`request_id discarded: the service mints each request's id (this one is in the response's request_id)`);
   input.interaction_data_list.forEach((item, index) => {
     const unknown = Object.keys(item).filter((key) => !INTERACTION_FIELDS.has(key));
     if (unknown.length > 0) warnings.push(`interaction_data_list[${index}]: unknown field(s) discarded: ${unknown.join(", ")}`);

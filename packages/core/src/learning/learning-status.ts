@@ -8,7 +8,7 @@ export interface RequestLearningStatus {
 }
 
 const WAITING_FOR_WINDOW =
-  "waiting for a window: extraction runs when stride_size new interactions have arrived, on force_extraction, or when the session has been quiet past the inactivity deadline";
+  "waiting for a window: extraction runs when stride_size new interactions have arrived, on force_extraction or the session's completion hint (session_finished, finalize_session), or when the session has been quiet past the inactivity deadline";
 
 /**
  * Where learning from a request stands: done once every extractor's cursor covers its last

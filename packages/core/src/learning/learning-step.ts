@@ -8,6 +8,7 @@ import { planWindow } from "./plan-window.ts";
 import { playbookExtractor } from "./playbook-extractor.ts";
 import { profileExtractor } from "./profile-extractor.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: each kind's spec has its own candidate type, and a spec only ever gets back what it produced.
 export const EXTRACTOR_SPECS: Record<CursorRecord["extractor"], ExtractorSpec<any>> = { profile: profileExtractor, playbook: playbookExtractor };
 
 /** Longer than any window's extraction takes; a worker that died holding the lease frees it after this. */
@@ -85,7 +86,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
   const end = (await learning.windowEnd(deps.db, scope, userId, cursor.covered_seq, config.window_size))!;
   const window = await interactions.windowInteractions(deps.db, scope, userId, end, config.window_size);
   const spec = EXTRACTOR_SPECS[cursor.extractor];
-  let planned;
+  let planned: Awaited<ReturnType<typeof planWindow>>;
   try {
     planned = await planWindow({ ...deps, llm: deps.llm as Llm }, scope, spec, config, userId, window);
   } catch (error) {

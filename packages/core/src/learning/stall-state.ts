@@ -3,7 +3,7 @@ import type { CoreDeps } from "../deps.ts";
 
 export interface StallState {
   stalled: boolean;
-  reason: "auth" | "billing" | null;
+  reason: "auth_error" | "billing_error" | null;
   error_message: string | null;
   notified_in_cc: boolean;
   stalled_at: number | null;
@@ -14,7 +14,7 @@ export async function getStallState(deps: CoreDeps, scope: Scope): Promise<Stall
   const stall = await learning.readStall(deps.db, scope);
   return {
     stalled: stall !== undefined,
-    reason: stall?.reason ?? null,
+    reason: stall ? (`${stall.reason}_error` as const) : null,
     error_message: stall?.error_message ?? null,
     notified_in_cc: stall?.notified_in_cc ?? false,
     stalled_at: stall?.stalled_at ?? null,

@@ -8,9 +8,10 @@ export async function profileChangeHistory(deps: CoreDeps, scope: Scope, options
   return rows.map((row) => ({
     id: row.id,
     user_id: row.user_id,
-    request_id: row.request_id,
+    request_id: row.request_id ?? "",
     created_at: row.created_at,
     added_profiles: row.added_profiles.map(toProfile),
     removed_profiles: row.removed_profiles.map(toProfile),
+    mentioned_profiles: [],
   }));
 }

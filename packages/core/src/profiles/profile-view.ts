@@ -1,5 +1,6 @@
 import { NEVER_EXPIRES_TIMESTAMP, type Profile, type ProfileTimeToLive } from "@als/contract";
 import type { ProfileRecord } from "@als/db";
+import type { z } from "zod";
 
 const DAY = 86_400;
 const TIME_TO_LIVE_SECONDS: Record<ProfileTimeToLive, number | null> = {
@@ -17,8 +18,11 @@ export function expiryOf(timeToLive: ProfileTimeToLive, from: number): number | 
   return seconds === null ? null : from + seconds;
 }
 
-/** The wire form of a stored profile (an allow-list: no embedding, no internal columns). */
-export function toProfile(record: ProfileRecord): Profile {
+/**
+ * The wire form of a stored profile (an allow-list: no embedding, no internal columns), with its
+ * status as stored: the output schema encodes it for the wire (StatusOnWire).
+ */
+export function toProfile(record: ProfileRecord): z.input<typeof Profile> {
   return {
     profile_id: record.profile_id,
     user_id: record.user_id,
@@ -30,7 +34,7 @@ export function toProfile(record: ProfileRecord): Profile {
     tags: record.tags,
     custom_feature: record.custom_feature,
     extractor_name: record.extractor_name,
-    generated_from_request_id: record.generated_from_request_id,
+    generated_from_request_id: record.generated_from_request_id ?? "",
     created_at: record.created_at,
     last_modified_timestamp: record.last_modified_timestamp,
   };

@@ -11,12 +11,20 @@ export interface ReviewRequest {
   report_only: boolean;
 }
 
+export interface ReviewAnswer {
+  run_id: string;
+  /** Report mode: a decision per playbook; apply mode: none yet. */
+  results: ReviewResult[];
+  /** How many playbooks the review covers. */
+  selected: number;
+}
+
 /**
  * Reviews the CURRENT user playbooks created in a time range, newest first. Report mode decides
  * each inline and writes nothing. Apply mode answers at once with its run id, the id of a durable
  * generation run that decides and commits one playbook at a time (see applyReviews).
  */
-export async function reviewUserPlaybooks(deps: CoreDeps, scope: Scope, request: ReviewRequest): Promise<{ run_id: string; results: ReviewResult[] }> {
+export async function reviewUserPlaybooks(deps: CoreDeps, scope: Scope, request: ReviewRequest): Promise<ReviewAnswer> {
   const llm = requireLlm(deps);
   const candidates = await userPlaybooks.listUserPlaybooks(
     deps.db,
@@ -27,7 +35,7 @@ export async function reviewUserPlaybooks(deps: CoreDeps, scope: Scope, request:
   if (request.report_only) {
     const results: ReviewResult[] = [];
     for (const playbook of candidates) results.push(await decideReview({ ...deps, llm }, scope, playbook));
-    return { run_id: crypto.randomUUID(), results };
+    return { run_id: crypto.randomUUID(), results, selected: candidates.length };
   }
   // The candidates are fixed now: an edit's replacement, created during the run, is not reviewed by it.
   const run = await queueGenerationRun(
@@ -41,5 +49,5 @@ export async function reviewUserPlaybooks(deps: CoreDeps, scope: Scope, request:
     },
     (tx, runId) => playbookReviews.insertReviewRun(tx, scope, runId, deps.now()),
   );
-  return { run_id: run.run_id, results: [] };
+  return { run_id: run.run_id, results: [], selected: candidates.length };
 }

@@ -10,15 +10,19 @@ export interface RankedTable<R, F, Id extends string | number> {
   searchInDatabase(db: Database, scope: Scope, filters: F, query: RankedQuery): Promise<R[]>;
   /** The rows of these ids that pass the filters, in any order. */
   readByIds(db: Database, scope: Scope, filters: F, ids: Id[]): Promise<R[]>;
-  /** The same filters for the vector index; throws on a filter it cannot express, never drops it. */
-  vectorFilter(scope: Scope, filters: F): VectorFilter;
+  /**
+   * The same filters for the vector index; throws on a filter it cannot express, never drops it.
+   * Null: the index holds no payload for some of these filters, so the search runs in PostgreSQL,
+   * which holds the vectors too.
+   */
+  vectorFilter(scope: Scope, filters: F): VectorFilter | null;
   idOf(row: R): Id;
   idOfPoint(pointId: string): Id;
 }
 
 /**
- * Ranks a table's rows for a planned query. Without a vector index, or without a vector arm, both
- * arms run in PostgreSQL. With one, the vector arm asks the index under the same filters, the text
+ * Ranks a table's rows for a planned query. Without a vector index, without a vector arm, or with
+ * filters the index has no payload for, both arms run in PostgreSQL. With one, the vector arm asks the index under the same filters, the text
  * arm stays in PostgreSQL, and the two are fused here by the same RRF; the rows are then read from
  * PostgreSQL by id under the filters again, so a row deleted or changed since its last sync to the
  * index is never served.
@@ -31,9 +35,9 @@ export async function rankedRows<R, F, Id extends string | number>(
   query: RankedQuery,
 ): Promise<R[]> {
   const index = deps.vectorIndex;
-  if (!index || query.mode === "fts" || !query.queryVector) return table.searchInDatabase(deps.db, scope, filters, query);
+  const filter = index && query.mode !== "fts" && query.queryVector ? table.vectorFilter(scope, filters) : null;
+  if (!index || !query.queryVector || filter === null) return table.searchInDatabase(deps.db, scope, filters, query);
   const depth = rankedArmDepth(query.topK);
-  const filter = table.vectorFilter(scope, filters);
   const [nearest, matching] = await Promise.all([
     index.search(table.collection, {
       vector: query.queryVector,

@@ -108,8 +108,10 @@ export const interactionTable: RankedTable<InteractionRecord, InteractionFilters
   searchInDatabase: interactions.searchInteractions,
   readByIds: (db, scope, filters, ids) => interactions.listInteractions(db, scope, { ...filters, interactionIds: ids }, ids.length),
   vectorFilter(scope, filters) {
-    const { userId, requestIds, fromSeq, ...others } = filters;
+    const { userId, requestIds, fromSeq, sessionId, createdFrom, createdTo, source, ...others } = filters;
     refuseOthers(others);
+    // The index's points carry no session, time or request source: such a search runs in PostgreSQL.
+    if (sessionId !== undefined || createdFrom !== undefined || createdTo !== undefined || source) return null;
     return {
       scope,
       must: [

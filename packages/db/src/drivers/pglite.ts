@@ -1,14 +1,22 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite, types } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
-import { StorageUnavailableError, type Database, type Sql } from "../driver.ts";
+import { asStorageError, type Database, DEFAULT_STORAGE_TIMEOUTS, type Sql, type StorageTimeouts, StorageUnavailableError, storageTimeout } from "../driver.ts";
 
 export interface PgliteOptions {
   /** Directory of the database files; omit for an in-memory database (tests). */
   dataDir?: string;
+  timeouts?: StorageTimeouts;
 }
 
+/**
+ * PGlite in this process: one session that runs one statement or transaction at a time, so a call
+ * can only wait for the engine while another transaction holds it. That wait is bounded by
+ * `acquireMs` (a transaction) or `acquireMs + statementMs` (a statement); a statement, once running,
+ * runs on this thread and no timer can interrupt it.
+ */
 export async function openPglite(options: PgliteOptions): Promise<Database> {
+  const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
   // PGlite creates its own directory but not the parents (./.data on a fresh checkout).
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const db = await PGlite.create({
@@ -19,15 +27,65 @@ export async function openPglite(options: PgliteOptions): Promise<Database> {
   // PGlite is one session, so a session setting holds for every query (see drivers/postgres.ts).
   await db.exec("CREATE EXTENSION IF NOT EXISTS vector; SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 100;");
   // A closed database is storage that is gone, not a bug in the query.
-  const open = <T>(work: () => Promise<T>): Promise<T> => (db.closed ? Promise.reject(new StorageUnavailableError("PGlite is closed")) : work());
-  const asSql = (target: Pick<PGlite, "query" | "exec">): Sql => ({
-    query: <T>(text: string, params?: readonly unknown[]) => open(async () => (await target.query<T>(text, params as unknown[])).rows),
-    exec: (script) => open(async () => void (await target.exec(script))),
+  const open = <T>(work: () => Promise<T>): Promise<T> => (db.closed ? Promise.reject(new StorageUnavailableError("PGlite is closed", "connection")) : work());
+  const statementMs = timeouts.acquireMs + timeouts.statementMs;
+  const bounded = <T>(work: Promise<T>): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(storageTimeout("no answer from the database", statementMs)), statementMs);
+    });
+    work.catch(() => {});
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  };
+  const failing = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw asStorageError(error);
+    }
+  };
+  const asSql = (target: Pick<PGlite, "query" | "exec">, check: () => Promise<never> | undefined = () => undefined): Sql => ({
+    query: <T>(text: string, params?: readonly unknown[]) =>
+      check() ?? open(() => failing(async () => (await target.query<T>(text, params as unknown[])).rows)),
+    exec: (script) => check() ?? open(() => failing(async () => void (await target.exec(script)))),
   });
+  const session = asSql(db);
   return {
     kind: "pglite",
-    ...asSql(db),
-    transaction: (work) => open(() => db.transaction((tx) => work(asSql(tx)))),
+    query: (text, params) => bounded(session.query(text, params)),
+    exec: (script) => bounded(session.exec(script)),
+    transaction: (work, transactionOptions) =>
+      open(async () => {
+        const signal = transactionOptions?.signal;
+        let started = false;
+        let abandoned = false;
+        const check = () => (signal?.aborted ? Promise.reject(signal.reason) : undefined);
+        const committed = failing(() =>
+          db.transaction(async (tx) => {
+            started = true;
+            // The caller was told the engine did not come free in time: it must not see this run.
+            if (abandoned) throw storageTimeout("the embedded database stayed busy", timeouts.acquireMs);
+            const result = await work(asSql(tx, check));
+            // No COMMIT once aborted: throwing here makes PGlite roll back instead.
+            signal?.throwIfAborted();
+            return result;
+          }),
+        );
+        committed.catch(() => {});
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const notStarted = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            if (started) return;
+            abandoned = true;
+            reject(storageTimeout("the embedded database stayed busy", timeouts.acquireMs));
+          }, timeouts.acquireMs);
+        });
+        try {
+          return await Promise.race([committed, notStarted]);
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
     close: () => (db.closed ? Promise.resolve() : db.close()),
   };
 }

@@ -1,51 +1,235 @@
+import net from "node:net";
 import postgres from "postgres";
-import { StorageUnavailableError, type Database, type Sql } from "../driver.ts";
-import { isConnectionFailure } from "./connection-failure.ts";
+import { asStorageError, type Database, DEFAULT_STORAGE_TIMEOUTS, type Sql, type StorageTimeouts, storageTimeout } from "../driver.ts";
+import { classifyStorageError } from "../storage-failure.ts";
 
 export interface PostgresOptions {
   url: string;
   maxConnections?: number;
+  timeouts?: StorageTimeouts;
 }
 
 const INT8_OID = 20;
+/**
+ * How much longer than statement_timeout the client waits for an answer. The server cancels a slow
+ * statement itself and says so; a statement still unanswered after this is on a connection whose
+ * path to the server is broken (a partition), which no TCP timer would notice for many minutes.
+ */
+const STATEMENT_GRACE_MS = 2_000;
+/** How long a pool retired for a broken path lets its healthy statements finish before it is destroyed. */
+const RETIRE_GRACE_S = 1;
+/**
+ * Idle connections are closed after two minutes: a firewall or NAT that silently drops an idle flow
+ * would otherwise leave a connection that hangs the next statement sent on it.
+ */
+const IDLE_TIMEOUT_S = 120;
+/**
+ * A transaction left idle this long has lost its client (a crash, a partition): the server ends it,
+ * so the row locks it holds do not block every later write of the same rows. Our transactions only
+ * pause between statements for short work (a vector index push), never for an LLM call.
+ */
+const IDLE_IN_TRANSACTION_MIN_MS = 60_000;
 
-export function openPostgres(options: PostgresOptions): Database {
-  const client = postgres(options.url, {
-    max: options.maxConnections ?? 10,
-    onnotice: () => {},
-    // Counts and Unix-second timestamps are int8; JavaScript numbers hold them exactly.
-    types: {
-      int8: { to: INT8_OID, from: [INT8_OID], serialize: (n: number) => String(n), parse: (s: string) => Number(s) },
+/** A postgres.js pool and what tells a broken path from a busy one. */
+interface Pool {
+  sql: postgres.Sql;
+  /** Statements and transactions of ours under way on it. */
+  inFlight: number;
+  /** When it last answered anything, or went from idle to busy (performance.now()). */
+  answeredAt: number;
+  answered(): void;
+  /** Counts a call in; the returned function counts it out, `answered` when the server replied. */
+  begin(): (answered: boolean) => void;
+}
+
+function track(sql: postgres.Sql): Pool {
+  const pool: Pool = {
+    sql,
+    inFlight: 0,
+    answeredAt: performance.now(),
+    answered: () => {
+      pool.answeredAt = performance.now();
     },
-    connection: {
-      // Filtered HNSW scans keep walking the graph until enough rows pass the filters
-      // instead of returning a short list (pgvector >= 0.8).
-      "hnsw.iterative_scan": "relaxed_order",
-      // The candidate list of an HNSW scan: 100 instead of pgvector's 40 lifts recall@10 of
-      // project-wide searches over 100k rows (bench/unified-search.ts) for a few tenths of a ms.
-      "hnsw.ef_search": "100",
+    begin() {
+      if (pool.inFlight++ === 0) pool.answered();
+      let counted = true;
+      return (answered) => {
+        if (!counted) return;
+        counted = false;
+        pool.inFlight--;
+        if (answered) pool.answered();
+      };
     },
-  });
-  const run = async <T>(sql: postgres.Sql | postgres.TransactionSql, text: string, params?: readonly unknown[]) => {
-    try {
-      return (await sql.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[])) as unknown as T[];
-    } catch (error) {
-      throw isConnectionFailure(error) ? new StorageUnavailableError(error) : error;
-    }
   };
+  return pool;
+}
+
+/**
+ * PostgreSQL through postgres.js (with patches/postgres@3.4.9.patch: a write after a connection
+ * dropped rejects its query instead of throwing out of a timer and killing the process). Every
+ * call is bounded (see StorageTimeouts): a statement waits at most `acquireMs` for a pooled
+ * connection, is cancelled by the server after `statementMs`, and a statement left unanswered
+ * beyond that retires the whole pool, since its connections share the broken path: new statements
+ * open new connections (bounded by `connectMs`) while the old pool is destroyed. Failures of the
+ * storage itself become StorageUnavailableError with their reason.
+ */
+export function openPostgres(options: PostgresOptions): Database {
+  const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
+  let nextHost = 0;
+  /**
+   * The driver's sockets, made here for one reason: under Bun a socket whose peer closed while a
+   * write was under way emits "end" but never "close", so postgres.js (which waits for "close")
+   * never fails the statement; ending the socket ourselves on "end" makes it close. The socket is
+   * handed over still connecting: postgres.js's connect_timeout covers the TCP connect too.
+   */
+  const connectSocket = (o: { host: string[]; port: number[]; path?: string }) => {
+    // Several hosts in the URL are tried in turn, as postgres.js does with its own sockets.
+    const at = nextHost++ % o.host.length;
+    const socket = o.path ? net.connect(o.path) : net.connect(o.port[at] ?? o.port[0]!, o.host[at]);
+    socket.on("end", () => socket.destroy());
+    return socket;
+  };
+  const openPool = () =>
+    postgres(options.url, {
+      max: options.maxConnections ?? 10,
+      onnotice: () => {},
+      // A socket factory is a postgres.js option its type declarations leave out.
+      ...({ socket: connectSocket } as object),
+      connect_timeout: timeouts.connectMs / 1000,
+      idle_timeout: IDLE_TIMEOUT_S,
+      // postgres.js waits before reopening a closed connection, up to 20 s after a run of failures,
+      // and a statement handed to that connection waits with it: keep the wait within half the
+      // acquire bound, so that once the database is back a statement is not refused for a backoff.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, timeouts.acquireMs / 2_000),
+      // max_lifetime keeps postgres.js's default: 30 to 60 minutes, staggered so connections are not all renewed at once.
+      // Counts and Unix-second timestamps are int8; JavaScript numbers hold them exactly.
+      types: {
+        int8: { to: INT8_OID, from: [INT8_OID], serialize: (n: number) => String(n), parse: (s: string) => Number(s) },
+      },
+      connection: {
+        statement_timeout: timeouts.statementMs,
+        idle_in_transaction_session_timeout: Math.max(IDLE_IN_TRANSACTION_MIN_MS, 2 * timeouts.statementMs),
+        // Filtered HNSW scans keep walking the graph until enough rows pass the filters
+        // instead of returning a short list (pgvector >= 0.8).
+        "hnsw.iterative_scan": "relaxed_order",
+        // The candidate list of an HNSW scan: 100 instead of pgvector's 40 lifts recall@10 of
+        // project-wide searches over 100k rows (bench/unified-search.ts) for a few tenths of a ms.
+        "hnsw.ef_search": "100",
+      },
+    });
+  let pool = track(openPool());
+  let closing = false;
+
+  /** A pool whose path to the server looks broken: replace it (once) and destroy it after a short grace. */
+  const retire = (broken: Pool) => {
+    if (broken !== pool || closing) return;
+    pool = track(openPool());
+    broken.sql.end({ timeout: RETIRE_GRACE_S }).catch(() => {});
+  };
+  /**
+   * Called when a call found no connection in time. A saturated pool still answers now and then; one
+   * with work in flight and no answer for longer than any statement may run has a broken path.
+   */
+  const retireIfStalled = (suspect: Pool) => {
+    if (suspect.inFlight > 0 && performance.now() - suspect.answeredAt > timeouts.statementMs + STATEMENT_GRACE_MS) retire(suspect);
+  };
+
+  /**
+   * Runs one statement on `on` (the pool, or a transaction of `owner`). A pooled statement not sent
+   * within acquireMs is cancelled before it reaches a connection, so it never runs; one sent and
+   * unanswered past its bound retires `owner`.
+   */
+  const run = <T>(on: postgres.Sql | postgres.TransactionSql, owner: Pool, text: string, params: readonly unknown[] | undefined, pooled: boolean) =>
+    new Promise<T[]>((resolve, reject) => {
+      const query = on.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[]);
+      const sent = () => (query as unknown as { state: unknown }).state != null;
+      const end = owner.begin();
+      const acquireTimer = pooled
+        ? setTimeout(() => {
+            if (sent()) return;
+            reject(storageTimeout("no database connection", timeouts.acquireMs));
+            query.cancel();
+            retireIfStalled(owner);
+          }, timeouts.acquireMs)
+        : undefined;
+      const answerMs = (pooled ? timeouts.acquireMs : 0) + timeouts.statementMs + STATEMENT_GRACE_MS;
+      const answerTimer = setTimeout(() => {
+        reject(storageTimeout("no answer from the database", answerMs));
+        retire(owner);
+      }, answerMs);
+      query.then(
+        (rows) => {
+          end(true);
+          clearTimeout(acquireTimer);
+          clearTimeout(answerTimer);
+          resolve(rows as unknown as T[]);
+        },
+        (error: unknown) => {
+          end(classifyStorageError(error) === undefined);
+          clearTimeout(acquireTimer);
+          clearTimeout(answerTimer);
+          reject(asStorageError(error));
+        },
+      );
+    });
+
   return {
     kind: "postgres",
-    query: (text, params) => run(client, text, params),
-    exec: async (script) => void (await run(client, script)),
-    transaction: async (work) => {
+    query: (text, params) => run(pool.sql, pool, text, params, true),
+    exec: async (script) => void (await run(pool.sql, pool, script, undefined, true)),
+    transaction: async (work, transactionOptions) => {
+      const owner = pool;
+      const signal = transactionOptions?.signal;
+      const end = owner.begin();
+      let started = false;
+      let abandoned = false;
+      let expire: (error: unknown) => void = () => {};
+      const expired = new Promise<never>((_, reject) => {
+        expire = reject;
+      });
+      expired.catch(() => {});
+      let commitTimer: ReturnType<typeof setTimeout> | undefined;
+      const check = () => (signal?.aborted ? Promise.reject(signal.reason) : undefined);
+      const committed = owner.sql.begin(async (tx) => {
+        started = true;
+        owner.answered();
+        // The caller was told no connection came in time: it must not see this run.
+        if (abandoned) throw storageTimeout("no database connection", timeouts.acquireMs);
+        const result = await work({
+          query: (text, params) => check() ?? run(tx, owner, text, params, false),
+          exec: async (script) => void (await (check() ?? run(tx, owner, script, undefined, false))),
+        } satisfies Sql);
+        // No COMMIT once aborted: throwing here makes postgres.js roll back instead.
+        signal?.throwIfAborted();
+        // postgres.js sends COMMIT itself, past our statement timers: bound its answer here.
+        commitTimer = setTimeout(() => {
+          expire(storageTimeout("no answer to COMMIT (it may have committed)", timeouts.statementMs + STATEMENT_GRACE_MS));
+          retire(owner);
+        }, timeouts.statementMs + STATEMENT_GRACE_MS);
+        return result;
+      }) as Promise<Awaited<ReturnType<typeof work>>>;
+      committed.then(
+        () => end(true),
+        (error: unknown) => end(classifyStorageError(error) === undefined),
+      );
+      const acquireTimer = setTimeout(() => {
+        if (started) return;
+        abandoned = true;
+        expire(storageTimeout("no database connection", timeouts.acquireMs));
+        retireIfStalled(owner);
+      }, timeouts.acquireMs);
       try {
-        return (await client.begin((tx) =>
-          work({ query: (text, params) => run(tx, text, params), exec: async (script) => void (await run(tx, script)) } satisfies Sql),
-        )) as never;
+        return await Promise.race([committed, expired]);
       } catch (error) {
-        throw isConnectionFailure(error) ? new StorageUnavailableError(error) : error;
+        throw asStorageError(error);
+      } finally {
+        clearTimeout(acquireTimer);
+        clearTimeout(commitTimer);
       }
     },
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      closing = true;
+      await pool.sql.end({ timeout: 5 });
+    },
   };
 }

@@ -1,24 +1,14 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
-import { claimRun, completeRun, expireAllLeases, failRun, findRunnableRuns, type LeasedRunTable, type RunStatus, retryRun } from "./leased-runs.ts";
+import { claimRun, completeRun, expireAllLeases, failRun, findRunnableRuns, type LeasedRunState, type LeasedRunTable, type RunStatus, retryRun } from "./leased-runs.ts";
 
 export type OperationStatus = RunStatus;
 export const UNFINISHED: readonly OperationStatus[] = ["queued", "running", "retrying"];
 
-export interface OperationRecord {
+export interface OperationRecord extends LeasedRunState {
   operation_id: string;
-  org_id: string;
-  project_id: string;
   request_id: string;
   agent_version: string;
-  status: OperationStatus;
-  attempts: number;
-  error_code: string | null;
-  result: Record<string, number> | null;
-  retry_at: number | null;
-  created_at: number;
-  updated_at: number;
-  finished_at: number | null;
 }
 
 const COLUMNS = `operation_id, org_id, project_id, request_id, agent_version, status, attempts, error_code, result, retry_at,

@@ -20,20 +20,11 @@ export interface GenerationProgress {
 }
 
 /** A stored run; `GenerationRunOf<"rerun">` is one of a kind. */
-export type GenerationRunRecord = GenerationWork & {
-  run_id: string;
-  org_id: string;
-  project_id: string;
-  progress: GenerationProgress;
-  status: leased.RunStatus;
-  attempts: number;
-  error_code: string | null;
-  result: Record<string, number> | null;
-  retry_at: number | null;
-  created_at: number;
-  updated_at: number;
-  finished_at: number | null;
-};
+export type GenerationRunRecord = GenerationWork &
+  leased.LeasedRunState & {
+    run_id: string;
+    progress: GenerationProgress;
+  };
 
 export type GenerationRunOf<K extends GenerationWork["kind"]> = Extract<GenerationRunRecord, { kind: K }>;
 
@@ -113,3 +104,13 @@ export async function findRunnableRuns(sql: Sql, now: number): Promise<(Scope & 
 
 /** Lets every running run be taken again now (embedded start-up: a held lease is a crash's). */
 export const expireRunLeases = (sql: Sql, now: number) => leased.expireAllLeases(sql, RUNS, now);
+
+/** The project's latest rerun or manual generation of a kind of learning (the last one created). */
+export async function findLatestGenerationOf(sql: Sql, scope: Scope, extractor: Extractor): Promise<GenerationRunRecord | undefined> {
+  const [row] = await sql.query<GenerationRunRecord>(
+    `SELECT ${COLUMNS} FROM generation_runs WHERE org_id = $1 AND project_id = $2 AND extractor = $3 AND kind IN ('rerun', 'manual')
+     ORDER BY created_order DESC LIMIT 1`,
+    [scope.orgId, scope.projectId, extractor],
+  );
+  return row;
+}

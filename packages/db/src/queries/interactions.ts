@@ -109,17 +109,30 @@ export async function insertInteractions(sql: Sql, scope: Scope, interactions: I
 export interface InteractionFilters {
   userId?: string;
   requestIds?: string[];
+  sessionId?: string;
   /** Only the user's interactions at or after this stream position. */
   fromSeq?: number;
   interactionIds?: number[];
+  /** Inclusive bounds of created_at. */
+  createdFrom?: number;
+  createdTo?: number;
+  /** The exact source of the interaction's request; unset or empty: any. */
+  source?: string;
 }
 
 function filterSql(scope: Scope, filters: InteractionFilters, params: Params): string {
   const where = [`org_id = ${params.add(scope.orgId)}`, `project_id = ${params.add(scope.projectId)}`];
   if (filters.userId !== undefined) where.push(`user_id = ${params.add(filters.userId)}`);
   if (filters.requestIds) where.push(`request_id = ANY(${params.add(filters.requestIds)}::text[])`);
+  if (filters.sessionId !== undefined) where.push(`session_id = ${params.add(filters.sessionId)}`);
   if (filters.fromSeq !== undefined) where.push(`seq >= ${params.add(filters.fromSeq)}`);
   if (filters.interactionIds) where.push(`interaction_id = ANY(${params.add(filters.interactionIds)}::int8[])`);
+  if (filters.createdFrom !== undefined) where.push(`created_at >= ${params.add(filters.createdFrom)}`);
+  if (filters.createdTo !== undefined) where.push(`created_at <= ${params.add(filters.createdTo)}`);
+  if (filters.source) {
+    where.push(`EXISTS (SELECT 1 FROM requests r WHERE r.org_id = interactions.org_id AND r.project_id = interactions.project_id
+      AND r.request_id = interactions.request_id AND r.source = ${params.add(filters.source)})`);
+  }
   return where.join(" AND ");
 }
 
@@ -131,6 +144,15 @@ export async function listInteractions(sql: Sql, scope: Scope, filters: Interact
     `SELECT ${COLUMNS} FROM interactions WHERE ${where} ORDER BY interaction_id DESC LIMIT ${params.add(limit)}`,
     params.values,
   );
+}
+
+/** Deletes one interaction of a user; returns how many went (0 or 1). */
+export async function deleteInteractionOfUser(sql: Sql, scope: Scope, userId: string, interactionId: number): Promise<number> {
+  const rows = await sql.query(
+    "DELETE FROM interactions WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND interaction_id = $4 RETURNING 1",
+    [scope.orgId, scope.projectId, userId, interactionId],
+  );
+  return rows.length;
 }
 
 /** Interactions of the given requests, in stream order. */

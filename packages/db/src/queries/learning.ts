@@ -106,7 +106,7 @@ export async function recordCursorFailure(
 export interface PendingSummary {
   count: number;
   max_seq: number | null;
-  /** A request past the cursor asked to bypass the stride. */
+  /** A request past the cursor asked to bypass the stride, or carries the completion hint of its session. */
   forced: boolean;
   /** A request past the cursor asked to run despite a learning stall. */
   overrides_stall: boolean;
@@ -122,7 +122,7 @@ export async function pendingSummary(sql: Sql, scope: Scope, userId: string, cov
           AND i.seq > $4 AND NOT i.evaluation_only)::int8 AS count,
        (SELECT max(i.seq) FROM interactions i WHERE i.org_id = $1 AND i.project_id = $2 AND i.user_id = $3
           AND i.seq > $4 AND NOT i.evaluation_only) AS max_seq,
-       coalesce(bool_or(r.force_extraction), false) AS forced,
+       coalesce(bool_or(r.force_extraction OR r.completion_hint), false) AS forced,
        coalesce(bool_or(r.override_learning_stall), false) AS overrides_stall,
        max(r.created_at) AS last_published_at
      FROM requests r

@@ -3,6 +3,20 @@ import type { Scope } from "../scope.ts";
 
 export type RunStatus = "queued" | "running" | "retrying" | "succeeded" | "failed";
 
+/** The columns every leased run has, whatever its work: where it stands and when. */
+export interface LeasedRunState {
+  org_id: string;
+  project_id: string;
+  status: RunStatus;
+  attempts: number;
+  error_code: string | null;
+  result: Record<string, number> | null;
+  retry_at: number | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
 /**
  * A table of durable runs (aggregation operations, generation runs). Each keeps a run's state in the
  * same columns: status, attempts, error_code, result, lease_token, lease_expires_at, retry_at,

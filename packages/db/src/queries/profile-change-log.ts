@@ -36,6 +36,16 @@ export async function listProfileChanges(sql: Sql, scope: Scope, options: { user
   );
 }
 
+/** How many of a user's profiles the windows a request closed replaced with a merged version (their "removed" snapshots). */
+export async function countProfilesMergedByRequest(sql: Sql, scope: Scope, userId: string, requestId: string): Promise<number> {
+  const [row] = await sql.query<{ merged: number }>(
+    `SELECT coalesce(sum(jsonb_array_length(removed_profiles)), 0)::int8 AS merged
+     FROM profile_change_log WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND request_id = $4`,
+    [scope.orgId, scope.projectId, userId, requestId],
+  );
+  return Number(row?.merged ?? 0);
+}
+
 /** Removes a user's change history (its snapshots hold the user's profile content). */
 export async function deleteChangesOfUser(sql: Sql, scope: Scope, userId: string): Promise<void> {
   await sql.query("DELETE FROM profile_change_log WHERE org_id = $1 AND project_id = $2 AND user_id = $3", [scope.orgId, scope.projectId, userId]);

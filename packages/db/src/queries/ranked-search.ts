@@ -1,4 +1,4 @@
-import { Params, vectorLiteral } from "./params.ts";
+import { type Params, vectorLiteral } from "./params.ts";
 
 export type SearchMode = "vector" | "fts" | "hybrid";
 

@@ -13,6 +13,8 @@ export interface RequestRecord {
   force_extraction: boolean;
   evaluation_only: boolean;
   override_learning_stall: boolean;
+  /** The caller said the session finished with this request: the window covering it is due at once. */
+  completion_hint: boolean;
   retrieval_experiment_id: string | null;
   retrieval_experiment_arm: string | null;
   first_seq: number;
@@ -21,7 +23,7 @@ export interface RequestRecord {
 }
 
 const COLUMNS = `request_id, user_id, session_id, source, agent_version, skip_aggregation, force_extraction, evaluation_only,
-  override_learning_stall, retrieval_experiment_id, retrieval_experiment_arm, first_seq, last_seq, created_at`;
+  override_learning_stall, completion_hint, retrieval_experiment_id, retrieval_experiment_arm, first_seq, last_seq, created_at`;
 
 /**
  * Hands out `count` consecutive positions in the user's interaction stream and returns the first.
@@ -41,7 +43,7 @@ export async function reserveStreamPositions(sql: Sql, scope: Scope, userId: str
 
 export async function insertRequest(sql: Sql, scope: Scope, request: RequestRecord): Promise<void> {
   await sql.query(
-    `INSERT INTO requests (org_id, project_id, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+    `INSERT INTO requests (org_id, project_id, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
     [
       scope.orgId,
       scope.projectId,
@@ -54,6 +56,7 @@ export async function insertRequest(sql: Sql, scope: Scope, request: RequestReco
       request.force_extraction,
       request.evaluation_only,
       request.override_learning_stall,
+      request.completion_hint,
       request.retrieval_experiment_id,
       request.retrieval_experiment_arm,
       request.first_seq,
@@ -72,12 +75,48 @@ export async function findRequest(sql: Sql, scope: Scope, requestId: string): Pr
   return row;
 }
 
-/** A user's most recent requests, newest first. */
-export async function listRequestsOfUser(sql: Sql, scope: Scope, userId: string, limit: number): Promise<RequestRecord[]> {
+export interface RequestFilters {
+  userId: string;
+  sessionId?: string;
+  requestId?: string;
+  /** The exact source; unset or empty: any. */
+  source?: string;
+  /** Inclusive bounds of created_at. */
+  createdFrom?: number;
+  createdTo?: number;
+}
+
+/** A page of a user's requests passing the filters, newest first: `limit` of them after skipping `offset`. */
+export async function listRequestsOfUser(sql: Sql, scope: Scope, filters: RequestFilters, page: { limit: number; offset: number }): Promise<RequestRecord[]> {
+  const params = new Params();
+  const where = [`org_id = ${params.add(scope.orgId)}`, `project_id = ${params.add(scope.projectId)}`, `user_id = ${params.add(filters.userId)}`];
+  if (filters.sessionId !== undefined) where.push(`session_id = ${params.add(filters.sessionId)}`);
+  if (filters.requestId !== undefined) where.push(`request_id = ${params.add(filters.requestId)}`);
+  if (filters.source) where.push(`source = ${params.add(filters.source)}`);
+  if (filters.createdFrom !== undefined) where.push(`created_at >= ${params.add(filters.createdFrom)}`);
+  if (filters.createdTo !== undefined) where.push(`created_at <= ${params.add(filters.createdTo)}`);
   return sql.query<RequestRecord>(
-    `SELECT ${COLUMNS} FROM requests WHERE org_id = $1 AND project_id = $2 AND user_id = $3 ORDER BY created_at DESC, last_seq DESC LIMIT $4`,
-    [scope.orgId, scope.projectId, userId, limit],
+    `SELECT ${COLUMNS} FROM requests WHERE ${where.join(" AND ")}
+     ORDER BY created_at DESC, last_seq DESC LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}`,
+    params.values,
   );
+}
+
+/**
+ * Gives the completion hint to the user's latest request of the session that learning reads (not
+ * evaluation-only): the window covering it becomes due. Returns that request, or nothing when the
+ * user has no such request in the session.
+ */
+export async function hintSessionCompletion(sql: Sql, scope: Scope, userId: string, sessionId: string): Promise<RequestRecord | undefined> {
+  const [row] = await sql.query<RequestRecord>(
+    `UPDATE requests SET completion_hint = true
+     WHERE org_id = $1 AND project_id = $2 AND request_id = (
+       SELECT request_id FROM requests WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND session_id = $4 AND NOT evaluation_only
+       ORDER BY last_seq DESC LIMIT 1)
+     RETURNING ${COLUMNS}`,
+    [scope.orgId, scope.projectId, userId, sessionId],
+  );
+  return row;
 }
 
 export interface RequestSelection {

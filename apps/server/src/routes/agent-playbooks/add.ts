@@ -10,6 +10,7 @@ export default implement(endpoints.agentPlaybooks.add, {
       message: `Added ${stored.length} agent playbook(s)`,
       added_count: stored.length,
       agent_playbook_ids: stored.map((p) => p.agent_playbook_id),
+      warnings: input.warnings,
     };
   },
 });

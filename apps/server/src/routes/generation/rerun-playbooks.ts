@@ -4,7 +4,7 @@ import { rerunGeneration } from "@als/core";
 
 export default implement(endpoints.generation.rerunPlaybooks, {
   async handle(ctx, input) {
-    const { generated } = await rerunGeneration(
+    const { runId, generated } = await rerunGeneration(
       ctx.deps,
       ctx.scope,
       "playbook",
@@ -16,7 +16,15 @@ export default implement(endpoints.generation.rerunPlaybooks, {
       },
       input.wait_for_response,
     );
-    if (generated === undefined) return { success: true, message: "Playbook generation started; its user playbooks are PENDING until upgrade_all_user_playbooks" };
-    return { success: true, message: `Generated ${generated} PENDING user playbook(s)`, user_playbooks_generated: generated };
+    if (generated === undefined) {
+      return { success: true, message: "Playbook generation started; its user playbooks are PENDING until upgrade_all_user_playbooks", operation_id: runId };
+    }
+    return {
+      success: true,
+      message: `Generated ${generated} PENDING user playbook(s)`,
+      operation_id: runId,
+      user_playbooks_generated: generated,
+      playbooks_generated: generated,
+    };
   },
 });

@@ -4,7 +4,7 @@ import { rerunGeneration } from "@als/core";
 
 export default implement(endpoints.generation.rerunProfiles, {
   async handle(ctx, input) {
-    const { generated } = await rerunGeneration(
+    const { runId, generated } = await rerunGeneration(
       ctx.deps,
       ctx.scope,
       "profile",
@@ -16,7 +16,9 @@ export default implement(endpoints.generation.rerunProfiles, {
       },
       input.wait_for_response,
     );
-    if (generated === undefined) return { success: true, message: "Profile generation started; its profiles are PENDING until upgrade_all_profiles" };
-    return { success: true, message: `Generated ${generated} PENDING profile(s)`, profiles_generated: generated };
+    if (generated === undefined) {
+      return { success: true, message: "Profile generation started; its profiles are PENDING until upgrade_all_profiles", operation_id: runId };
+    }
+    return { success: true, message: `Generated ${generated} PENDING profile(s)`, operation_id: runId, profiles_generated: generated };
   },
 });

@@ -4,7 +4,7 @@ import { getInteractions, toInteraction } from "@als/core";
 
 export default implement(endpoints.interactions.get, {
   async handle({ deps, scope }, input) {
-    const found = await getInteractions(deps, scope, input.user_id, input.top_k);
+    const found = await getInteractions(deps, scope, input);
     return { success: true, interactions: found.map(toInteraction), msg: `Found ${found.length} interaction(s)` };
   },
 });

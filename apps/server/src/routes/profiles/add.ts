@@ -10,6 +10,7 @@ export default implement(endpoints.profiles.add, {
       message: `Added ${stored.length} profile(s)`,
       added_count: stored.length,
       profile_ids: stored.map((p) => p.profile_id),
+      warnings: input.warnings,
     };
   },
 });

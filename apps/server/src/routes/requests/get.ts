@@ -4,9 +4,10 @@ import { getRequestsBySession, toInteraction, toRequest } from "@als/core";
 
 export default implement(endpoints.requests.get, {
   async handle({ deps, scope }, input) {
-    const sessions = await getRequestsBySession(deps, scope, input.user_id, input.top_k);
+    const { sessions, hasMore } = await getRequestsBySession(deps, scope, input);
     return {
       success: true,
+      has_more: hasMore,
       sessions: sessions.map((session) => ({
         session_id: session.session_id,
         requests: session.requests.map(({ request, interactions }) => ({ request: toRequest(request), interactions: interactions.map(toInteraction) })),

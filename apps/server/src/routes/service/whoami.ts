@@ -4,6 +4,6 @@ import { maskedStorageLabel } from "@als/core";
 
 export default implement(endpoints.service.whoami, {
   async handle({ deps, scope }) {
-    return { org_id: scope.orgId, storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps) };
+    return { success: true, org_id: scope.orgId, storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps) };
   },
 });

@@ -10,6 +10,7 @@ export default implement(endpoints.userPlaybooks.add, {
       message: `Added ${stored.length} user playbook(s)`,
       added_count: stored.length,
       user_playbook_ids: stored.map((p) => p.user_playbook_id),
+      warnings: input.warnings,
     };
   },
 });
