@@ -14,8 +14,8 @@ import { parseArgs } from "node:util";
 import { createEmbedder } from "@als/ai";
 import { adjustedRandIndex, averageLinkageExact, createComputePool } from "@als/compute";
 import { prng } from "./lib/corpus.ts";
-import { PLAYBOOK_GENERATOR_VERSION as GENERATOR_VERSION, playbookTexts } from "./lib/playbooks.ts";
 import { hostFacts, loadAverage } from "./lib/machine.ts";
+import { PLAYBOOK_GENERATOR_VERSION as GENERATOR_VERSION, playbookTexts } from "./lib/playbooks.ts";
 import { markdownTable, seconds } from "./lib/stats.ts";
 import { cachedEmbeddings } from "./lib/vector-cache.ts";
 

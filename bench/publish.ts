@@ -16,8 +16,8 @@
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
-import { Reconciler, systemClock, type CoreDeps } from "@als/core";
-import { openDatabase, type Database, type StorageOptions } from "@als/db";
+import { type CoreDeps, Reconciler, systemClock } from "@als/core";
+import { type Database, openDatabase, type StorageOptions } from "@als/db";
 import postgres from "postgres";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
@@ -55,10 +55,12 @@ function options() {
     if (!Number.isInteger(value) || value < min) throw new Error(`--${name} needs an integer ≥ ${min}, got ${raw}`);
     return value;
   };
-  const modes: StorageMode[] =
-    values.mode === "both" ? ["embedded", "full"] : values.mode === "embedded" || values.mode === "full" ? [values.mode] : [];
+  const modes: StorageMode[] = values.mode === "both" ? ["embedded", "full"] : values.mode === "embedded" || values.mode === "full" ? [values.mode] : [];
   if (modes.length === 0) throw new Error(`--mode: ${values.mode} is not one of embedded, full, both`);
-  const extractions = values.extraction.split(",").map((item) => item.trim()).filter(Boolean);
+  const extractions = values.extraction
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
   for (const item of extractions) if (item !== "excluded" && item !== "included") throw new Error(`--extraction: ${item} is not one of excluded, included`);
   const users = integer("users", values.users, 1);
   const concurrencies = values.concurrency.split(",").map((item) => integer("concurrency", item.trim(), 1));
@@ -103,7 +105,9 @@ function postgresServerUrl(): string {
   const result = Bun.spawnSync(["bash", `${ROOT}/infra/postgres.sh`, "url"], { stdout: "pipe", stderr: "pipe" });
   const url = result.stdout.toString().trim();
   if (result.exitCode !== 0 || !url.startsWith("postgres")) {
-    throw new Error(`bash infra/postgres.sh url failed (${result.exitCode}): ${result.stderr.toString().trim()}; start it (bash infra/postgres.sh start) or pass --postgres-url`);
+    throw new Error(
+      `bash infra/postgres.sh url failed (${result.exitCode}): ${result.stderr.toString().trim()}; start it (bash infra/postgres.sh start) or pass --postgres-url`,
+    );
   }
   return url;
 }
@@ -148,10 +152,15 @@ async function freshDatabase(mode: StorageMode, serverUrl: string | undefined): 
     await drop();
     throw error;
   }
-  return { db, storage, location: `${url.host}/${name}`, drop: async () => {
+  return {
+    db,
+    storage,
+    location: `${url.host}/${name}`,
+    drop: async () => {
       await db.close();
       await drop();
-    } };
+    },
+  };
 }
 
 interface RowResult {
@@ -202,7 +211,13 @@ async function runRow(
   const path = `/api/publish_interaction${included ? "?wait_for_response=true" : ""}`;
 
   const publish = async (userId: string, sessionId: string, pair: ReturnType<typeof turnPair>) => {
-    const body = JSON.stringify({ user_id: userId, session_id: sessionId, source: "bench", force_extraction: true, interaction_data_list: [pair.user, pair.agent] });
+    const body = JSON.stringify({
+      user_id: userId,
+      session_id: sessionId,
+      source: "bench",
+      force_extraction: true,
+      interaction_data_list: [pair.user, pair.agent],
+    });
     const t = performance.now();
     const response = await app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }));
     const payload = (await response.json()) as PublishResponse;
@@ -258,7 +273,21 @@ async function runRow(
     const drainMillis = included ? performance.now() - t : 0;
     const llmAfter = llmCallCounts(shared.llm);
     const llmCalls = Object.fromEntries(Object.entries(llmAfter).map(([schema, count]) => [schema, count - (llmBefore[schema] ?? 0)]));
-    return { mode, extraction, concurrency, samples, interactions, wallMillis, ...(cappedAt ? { cappedAt } : {}), done, profiles, playbooks, llmCalls, reconcilerErrors: reconcilerErrors.length, drainMillis };
+    return {
+      mode,
+      extraction,
+      concurrency,
+      samples,
+      interactions,
+      wallMillis,
+      ...(cappedAt ? { cappedAt } : {}),
+      done,
+      profiles,
+      playbooks,
+      llmCalls,
+      reconcilerErrors: reconcilerErrors.length,
+      drainMillis,
+    };
   } finally {
     reconciler?.stop();
     await reconciler?.idle();
@@ -277,7 +306,9 @@ async function main() {
   const startedAt = performance.now();
   const loadAtStart = loadAverage();
   const serverUrl = opts.modes.includes("full") ? (opts.postgresUrl ?? postgresServerUrl()) : undefined;
-  progress(`modes ${opts.modes.join(",")}; extraction ${opts.extractions.join(",")}; concurrency ${opts.concurrencies.join(",")}; up to ${opts.requests} requests or ${opts.maxRowSeconds} s per row`);
+  progress(
+    `modes ${opts.modes.join(",")}; extraction ${opts.extractions.join(",")}; concurrency ${opts.concurrencies.join(",")}; up to ${opts.requests} requests or ${opts.maxRowSeconds} s per row`,
+  );
 
   const t0 = performance.now();
   const embedder = await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
@@ -334,11 +365,12 @@ function report(input: {
 }) {
   const { opts, rows, engines, embedPair } = input;
   const words = { user: [] as number[], agent: [] as number[] };
-  for (let u = 0; u < 20; u++) for (let n = 0; n < 20; n++) {
-    const pair = turnPair(u, n);
-    words.user.push(wordCount(pair.user.content));
-    words.agent.push(wordCount(pair.agent.content));
-  }
+  for (let u = 0; u < 20; u++)
+    for (let n = 0; n < 20; n++) {
+      const pair = turnPair(u, n);
+      words.user.push(wordCount(pair.user.content));
+      words.agent.push(wordCount(pair.agent.content));
+    }
   const out: string[] = [];
   out.push("## publish_interaction throughput", "");
   for (const fact of hostFacts()) out.push(`- ${fact}`);
@@ -365,9 +397,9 @@ function report(input: {
     "- interactions/s, requests/s: completed during the row divided by its wall time (first request sent to last response read).",
     "- p50 / p95 ms: latency of one request, performance.now() around handle() plus reading the JSON body; nearest-rank percentiles. " +
       "With wait_for_response the handler checks the learning status right after its commit, then after pauses of 10, 20, 40, 80, 160 ms and then every 250 ms " +
-        "(at about 0, 10, 30, 70, 150, 310, 560 ms …), so an included latency is rounded up to the next check.",
+      "(at about 0, 10, 30, 70, 150, 310, 560 ms …), so an included latency is rounded up to the next check.",
     "- mean ms: mean latency of one request.",
-    "- done: included rows, responses with learning_status \"done\" (the rest \"deferred\").",
+    '- done: included rows, responses with learning_status "done" (the rest "deferred").',
     "",
   );
   out.push(
@@ -400,7 +432,18 @@ function report(input: {
         "the time the Reconciler still needed after the last response (its passes end once no user is due), and errors its passes reported.",
       "",
       markdownTable(
-        ["mode", "c", "requests", "profile_extraction", "playbook_extraction", "learning_deduplication", "profiles created", "playbooks created", "drain after last response", "reconciler errors"],
+        [
+          "mode",
+          "c",
+          "requests",
+          "profile_extraction",
+          "playbook_extraction",
+          "learning_deduplication",
+          "profiles created",
+          "playbooks created",
+          "drain after last response",
+          "reconciler errors",
+        ],
         included.map((r) => [
           r.mode,
           String(r.concurrency),

@@ -15,13 +15,13 @@
  */
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
-import { systemClock, type CoreDeps } from "@als/core";
+import { type CoreDeps, systemClock } from "@als/core";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, profileTexts, queryTexts } from "./lib/corpus.ts";
-import { captureSearchQuery, explainSearch, writePlan, type ArmSummary, type ExplainSummary, type IterativeScan } from "./lib/explain.ts";
+import { type ArmSummary, captureSearchQuery, type ExplainSummary, explainSearch, type IterativeScan, writePlan } from "./lib/explain.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
-import { openDataset, sizeLabel, type Corpus, type SeedTimings, type Shape, type StorageMode } from "./lib/seed.ts";
+import { type Corpus, openDataset, type SeedTimings, type Shape, type StorageMode, sizeLabel } from "./lib/seed.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
 import { cachedEmbeddings } from "./lib/vector-cache.ts";
 
@@ -52,7 +52,10 @@ function options() {
     strict: true,
   });
   const list = <T extends string>(name: string, raw: string, allowed: readonly T[]): T[] => {
-    const items = raw.split(",").map((item) => item.trim()).filter(Boolean);
+    const items = raw
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
     for (const item of items) if (!allowed.includes(item as T)) throw new Error(`--${name}: ${item} is not one of ${allowed.join(", ")}`);
     return items as T[];
   };
@@ -158,7 +161,15 @@ async function main() {
           { ...corpus, texts: corpus.texts.slice(0, size), vectors: corpus.vectors.subarray(0, size * corpus.dimensions) },
           { postgresUrl: opts.postgresUrl, pgliteRoot: `${CACHE_DIR}/pglite`, reseed: opts.reseed, progress },
         );
-        datasets.push({ mode, size, shape, location: dataset.location, seeded: dataset.seeded, seededBefore: dataset.seededBefore, openMillis: performance.now() - t0 });
+        datasets.push({
+          mode,
+          size,
+          shape,
+          location: dataset.location,
+          seeded: dataset.seeded,
+          seededBefore: dataset.seededBefore,
+          openMillis: performance.now() - t0,
+        });
         if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
         try {
           const deps: CoreDeps = { db: dataset.db, embedder, now: systemClock };
@@ -356,7 +367,7 @@ function report(input: {
         `"off-topic" = "${OFF_TOPIC_QUERY}" (no profile is about it). The user is the dataset's first (bench-user-000000, or the only one). ` +
         "Scans are those of the relaxed_order run (the drivers' setting); the last two columns run the same statement with hnsw.iterative_scan " +
         "relaxed_order and off (SET LOCAL): execution time, rows of the fused list, and per arm its time, the rows its table scans returned " +
-        "(\"filtered out\": read and then dropped by user, status, expiry or similarity threshold) → the rows it fed into the fusion (at most top_k × 4).",
+        '("filtered out": read and then dropped by user, status, expiry or similarity threshold) → the rows it fed into the fusion (at most top_k × 4).',
       "",
     );
     out.push(

@@ -18,23 +18,15 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { SearchAgentPlaybooksRequest, SearchProfilesRequest, SearchUserPlaybooksRequest } from "@als/contract";
-import { searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock, type CoreDeps } from "@als/core";
-import { LOCAL_SCOPE, type Database, type Sql } from "@als/db";
+import { type CoreDeps, searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock } from "@als/core";
+import { type Database, LOCAL_SCOPE, type Sql } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
-import { GENERATOR_VERSION, queryTexts, profileTexts, prng } from "./lib/corpus.ts";
-import { captureRankedQuery, explainSearch, writePlan, type ArmSummary } from "./lib/explain.ts";
+import { GENERATOR_VERSION, prng, profileTexts, queryTexts } from "./lib/corpus.ts";
+import { type ArmSummary, captureRankedQuery, explainSearch, writePlan } from "./lib/explain.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
-import {
-  LEARNING_TABLES,
-  openLearningsDataset,
-  postgresServerUrl,
-  sizeLabel,
-  type Corpus,
-  type LearningsSeedTimings,
-  type StorageMode,
-} from "./lib/seed.ts";
+import { type Corpus, LEARNING_TABLES, type LearningsSeedTimings, openLearningsDataset, postgresServerUrl, type StorageMode, sizeLabel } from "./lib/seed.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
 import { cachedEmbeddings } from "./lib/vector-cache.ts";
 
@@ -72,7 +64,10 @@ function options() {
     if (!Number.isInteger(value) || value < min) throw new Error(`--${name} needs an integer ≥ ${min}, got ${raw}`);
     return value;
   };
-  const modes = values.modes.split(",").map((mode) => mode.trim()).filter(Boolean);
+  const modes = values.modes
+    .split(",")
+    .map((mode) => mode.trim())
+    .filter(Boolean);
   for (const mode of modes) if (mode !== "embedded" && mode !== "full") throw new Error(`--modes: ${mode} is not one of embedded, full`);
   return {
     sizes: values.sizes.split(",").map((size) => integer("sizes", size.trim(), 1)),
@@ -216,14 +211,22 @@ async function main() {
         for (const query of nextQueries(opts.warmup)) await search(query);
         Bun.gc(true);
         const single = await load(search, nextQueries(opts.queries), 1, opts.maxRowSeconds);
-        progress(`${mode} ${sizeLabel(size)} c=1: n=${single.requests} p50 ${ms(percentile(single.samples, 50))} ms, p95 ${ms(percentile(single.samples, 95))} ms`);
+        progress(
+          `${mode} ${sizeLabel(size)} c=1: n=${single.requests} p50 ${ms(percentile(single.samples, 50))} ms, p95 ${ms(percentile(single.samples, 95))} ms`,
+        );
         Bun.gc(true);
         const concurrent = await load(search, nextQueries(opts.requests), opts.concurrency, opts.maxRowSeconds);
         progress(
           `${mode} ${sizeLabel(size)} c=${opts.concurrency}: n=${concurrent.requests} ${(concurrent.requests / (concurrent.wallMillis / 1000)).toFixed(1)} req/s, errors ${concurrent.samples.length === concurrent.requests ? 0 : concurrent.requests - concurrent.samples.length}`,
         );
 
-        const { results: recall, cappedAt: recallCappedAt } = await measureRecall(deps, users, nextQueries(opts.recallQueries), opts.maxRecallSeconds, `${mode}-${sizeLabel(size)}`);
+        const { results: recall, cappedAt: recallCappedAt } = await measureRecall(
+          deps,
+          users,
+          nextQueries(opts.recallQueries),
+          opts.maxRecallSeconds,
+          `${mode}-${sizeLabel(size)}`,
+        );
         progress(`${mode} ${sizeLabel(size)} recall@${RECALL_K}: ${[...recall].map(([target, r]) => `${target} ${r.recall.toFixed(3)}`).join(", ")}`);
         rows.push({
           mode,
@@ -245,7 +248,17 @@ async function main() {
   }
   await embedder.close();
   if (opts.seedOnly) return progress(`seeded or found seeded: ${opts.modes.join(", ")} × ${opts.sizes.map(sizeLabel).join(", ")}`);
-  report({ opts, rows, engines, embedderAlone, profileVectors, playbookVectors, loadAtStart, totalMillis: performance.now() - startedAt, modelId: embedder.modelId });
+  report({
+    opts,
+    rows,
+    engines,
+    embedderAlone,
+    profileVectors,
+    playbookVectors,
+    loadAtStart,
+    totalMillis: performance.now() - startedAt,
+    modelId: embedder.modelId,
+  });
 }
 
 /**
@@ -300,7 +313,9 @@ function vectorArm(deps: CoreDeps, target: RecallTarget, query: string, userId: 
     case "profiles (user)":
       return searchProfiles(deps, LOCAL_SCOPE, SearchProfilesRequest.parse({ ...common, user_id: userId })).then((rows) => rows.map((r) => r.profile_id));
     case "user playbooks (user)":
-      return searchUserPlaybooks(deps, LOCAL_SCOPE, SearchUserPlaybooksRequest.parse({ ...common, user_id: userId })).then((rows) => rows.map((r) => r.user_playbook_id));
+      return searchUserPlaybooks(deps, LOCAL_SCOPE, SearchUserPlaybooksRequest.parse({ ...common, user_id: userId })).then((rows) =>
+        rows.map((r) => r.user_playbook_id),
+      );
     case "user playbooks (project)":
       return searchUserPlaybooks(deps, LOCAL_SCOPE, SearchUserPlaybooksRequest.parse(common)).then((rows) => rows.map((r) => r.user_playbook_id));
     case "agent playbooks (project)":
@@ -330,7 +345,9 @@ async function measureRecall(deps: CoreDeps, users: string[], queries: string[],
   for (const query of queries) await deps.embedder.embedQuery(query);
   const random = prng(0x7ec0);
   const picks = queries.map((query) => ({ query, user: users[Math.floor(random() * users.length)]! }));
-  const sums = new Map(RECALL_TARGETS.map((target) => [target, { hits: 0, exact: 0, short: 0, queries: 0, approxMillis: [] as number[], exactMillis: [] as number[] }]));
+  const sums = new Map(
+    RECALL_TARGETS.map((target) => [target, { hits: 0, exact: 0, short: 0, queries: 0, approxMillis: [] as number[], exactMillis: [] as number[] }]),
+  );
   const started = performance.now();
   let cappedAt: number | undefined;
   for (const { query, user } of picks) {
@@ -471,23 +488,36 @@ function report(input: {
   );
   out.push(
     markdownTable(
-      ["mode", "learnings/type", "target", "queries", `exact top ${RECALL_K} size`, "short lists", `recall@${RECALL_K}`, "p50 ms production / exact", "scans production", "scans exact"],
+      [
+        "mode",
+        "learnings/type",
+        "target",
+        "queries",
+        `exact top ${RECALL_K} size`,
+        "short lists",
+        `recall@${RECALL_K}`,
+        "p50 ms production / exact",
+        "scans production",
+        "scans exact",
+      ],
       rows.flatMap((r) =>
         RECALL_TARGETS.flatMap((target) => {
           const x = r.recall.get(target);
           if (!x) return [];
-          return [[
-            r.mode,
-            sizeLabel(r.size),
-            target,
-            `${x.queries}${r.recallCappedAt ? ` (capped at ${r.recallCappedAt} s)` : ""}`,
-            x.exactSize.toFixed(1),
-            String(x.short),
-            x.recall.toFixed(3),
-            `${ms(percentile(x.approxMillis, 50))} / ${ms(percentile(x.exactMillis, 50))}`,
-            x.approxScans,
-            x.exactScans,
-          ]];
+          return [
+            [
+              r.mode,
+              sizeLabel(r.size),
+              target,
+              `${x.queries}${r.recallCappedAt ? ` (capped at ${r.recallCappedAt} s)` : ""}`,
+              x.exactSize.toFixed(1),
+              String(x.short),
+              x.recall.toFixed(3),
+              `${ms(percentile(x.approxMillis, 50))} / ${ms(percentile(x.exactMillis, 50))}`,
+              x.approxScans,
+              x.exactScans,
+            ],
+          ];
         }),
       ),
     ),
@@ -517,7 +547,9 @@ function report(input: {
           sizeLabel(r.size),
           r.location.replace(`${ROOT}/`, ""),
           r.seeded ? "this run" : `earlier run (opened in ${seconds(r.openMillis)})`,
-          ...LEARNING_TABLES.map((table) => (t ? `${seconds(t.tables[table].insertMillis)} / ${seconds(t.tables[table].hnswMillis)} / ${seconds(t.tables[table].ginMillis)}` : "?")),
+          ...LEARNING_TABLES.map((table) =>
+            t ? `${seconds(t.tables[table].insertMillis)} / ${seconds(t.tables[table].hnswMillis)} / ${seconds(t.tables[table].ginMillis)}` : "?",
+          ),
           t ? seconds(t.vacuumMillis) : "?",
           t ? seconds(t.totalMillis) : "?",
         ];

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { SearchProfilesRequest } from "@als/contract";
-import { searchProfiles, type CoreDeps } from "@als/core";
-import { LOCAL_SCOPE, type Database } from "@als/db";
+import { type CoreDeps, searchProfiles } from "@als/core";
+import { type Database, LOCAL_SCOPE } from "@als/db";
 
 export interface CapturedQuery {
   text: string;

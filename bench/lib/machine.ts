@@ -27,11 +27,22 @@ export function hostFacts(): string[] {
   ];
 }
 
-export const loadAverage = (): string => loadavg().map((x) => x.toFixed(2)).join(" / ");
+export const loadAverage = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" / ");
 
 /** Server version and pgvector version of an open database, plus the settings that matter here. */
 export async function databaseFacts(db: Database): Promise<string> {
-  const [row] = await db.query<{ version: string; vector: string | null; shared_buffers: string; work_mem: string; iterative: string; ef: string; parallel: string }>(
+  const [row] = await db.query<{
+    version: string;
+    vector: string | null;
+    shared_buffers: string;
+    work_mem: string;
+    iterative: string;
+    ef: string;
+    parallel: string;
+  }>(
     `SELECT current_setting('server_version') AS version,
        (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector,
        current_setting('shared_buffers') AS shared_buffers, current_setting('work_mem') AS work_mem,

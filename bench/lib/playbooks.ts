@@ -139,8 +139,20 @@ const QUERY_TEMPLATES: readonly string[] = [
 ];
 
 const QUERY_CONTEXTS: readonly string[] = [
-  "", "", "", " on the mobile app", " for an enterprise customer", " during a holiday sale", " in the EU", " after a recent outage",
-  " for a first-time buyer", " on a free plan", " late on a Friday", " for a long-time customer", " over live chat", " by email",
+  "",
+  "",
+  "",
+  " on the mobile app",
+  " for an enterprise customer",
+  " during a holiday sale",
+  " in the EU",
+  " after a recent outage",
+  " for a first-time buyer",
+  " on a free plan",
+  " late on a Friday",
+  " for a long-time customer",
+  " over live chat",
+  " by email",
 ];
 
 const QUERY_TAILS: readonly string[] = ["", "", " (urgent)", " again", " today", " and they are upset", " politely", " quickly"];

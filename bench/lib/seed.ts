@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { LOCAL_SCOPE, openDatabase, type Database } from "@als/db";
+import { type Database, LOCAL_SCOPE, openDatabase } from "@als/db";
 import postgres from "postgres";
 
 export type StorageMode = "embedded" | "full";
@@ -50,8 +50,7 @@ export function userIdsFor(spec: Pick<DatasetSpec, "size" | "shape" | "perUser">
   return Array.from({ length: users }, (_, index) => `bench-user-${String(index).padStart(6, "0")}`);
 }
 
-export const sizeLabel = (size: number): string =>
-  size % 1_000_000 === 0 ? `${size / 1_000_000}m` : size % 1000 === 0 ? `${size / 1000}k` : String(size);
+export const sizeLabel = (size: number): string => (size % 1_000_000 === 0 ? `${size / 1_000_000}m` : size % 1000 === 0 ? `${size / 1000}k` : String(size));
 
 /** Indexes dropped before the bulk load and rebuilt after it (their definitions are read from the catalog). */
 const REBUILT_INDEXES = ["profiles_embedding_hnsw", "profiles_search_text_gin"] as const;
@@ -99,10 +98,17 @@ export async function openDataset(
   if (previous && rows === spec.size) {
     progress(`${spec.mode} ${sizeLabel(spec.size)} ${spec.shape}: reusing the seeded database ${location}`);
     const timings = JSON.parse(previous.timings) as SeedTimings;
-    return { db, location, seeded: null, seededBefore: timings, userIds, close: async () => {
-      await db.close();
-      await closeExtra();
-    } };
+    return {
+      db,
+      location,
+      seeded: null,
+      seededBefore: timings,
+      userIds,
+      close: async () => {
+        await db.close();
+        await closeExtra();
+      },
+    };
   }
   if (!fresh) {
     progress(`${spec.mode} ${sizeLabel(spec.size)} ${spec.shape}: ${location} holds another or a partial seeding: recreating it`);
@@ -113,12 +119,18 @@ export async function openDataset(
   const timings = await seed(db, spec, corpus, userIds, (message) => progress(`${spec.mode} ${sizeLabel(spec.size)} ${spec.shape}: ${message}`));
   // ::text first: postgres.js would JSON-encode a string bound straight to a jsonb parameter again.
   await db.query("INSERT INTO bench_meta (key, timings) VALUES ($1, $2::text::jsonb)", [wanted, JSON.stringify(timings)]);
-  return { db, location, seeded: timings, seededBefore: null, userIds, close: async () => {
+  return {
+    db,
+    location,
+    seeded: timings,
+    seededBefore: null,
+    userIds,
+    close: async () => {
       await db.close();
       await closeExtra();
-    } };
+    },
+  };
 }
-
 
 interface BenchDatabase {
   db: Database;
@@ -465,7 +477,8 @@ async function bulkLoad(
     "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1 AND indexname = ANY($2::text[])",
     [table, [...indexes]],
   );
-  for (const index of indexes) if (!definitions.some((d) => d.indexname === index)) throw new Error(`the migrations no longer create ${index}: update bench/lib/seed.ts`);
+  for (const index of indexes)
+    if (!definitions.some((d) => d.indexname === index)) throw new Error(`the migrations no longer create ${index}: update bench/lib/seed.ts`);
   await db.exec(`DROP INDEX ${indexes.join(", ")}`);
   const started = performance.now();
   let lastReport = started;
@@ -487,7 +500,9 @@ async function bulkLoad(
   };
   const hnswMillis = await build(indexes[0]);
   const ginMillis = await build(indexes[1]);
-  progress(`${table}: ${size} rows inserted in ${(insertMillis / 1000).toFixed(1)} s, HNSW built in ${(hnswMillis / 1000).toFixed(1)} s, GIN in ${(ginMillis / 1000).toFixed(1)} s`);
+  progress(
+    `${table}: ${size} rows inserted in ${(insertMillis / 1000).toFixed(1)} s, HNSW built in ${(hnswMillis / 1000).toFixed(1)} s, GIN in ${(ginMillis / 1000).toFixed(1)} s`,
+  );
   return { insertMillis, hnswMillis, ginMillis };
 }
 
@@ -496,7 +511,9 @@ export function postgresServerUrl(root: string): string {
   const result = Bun.spawnSync(["bash", `${root}/infra/postgres.sh`, "url"], { stdout: "pipe", stderr: "pipe" });
   const url = result.stdout.toString().trim();
   if (result.exitCode !== 0 || !url.startsWith("postgres")) {
-    throw new Error(`bash infra/postgres.sh url failed (${result.exitCode}): ${result.stderr.toString().trim()}; start it (bash infra/postgres.sh start) or pass --postgres-url`);
+    throw new Error(
+      `bash infra/postgres.sh url failed (${result.exitCode}): ${result.stderr.toString().trim()}; start it (bash infra/postgres.sh start) or pass --postgres-url`,
+    );
   }
   return url;
 }

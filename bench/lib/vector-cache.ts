@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, openSync, closeSync, writeSync, ftruncateSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import type { Embedder } from "@als/ai";
 
 /** What the vectors on disk were made from; any difference and they are recomputed. */
@@ -64,8 +64,7 @@ export async function cachedEmbeddings(
     if (usable) {
       have = meta.count;
       earlierMillis = meta.embedMillis ?? 0;
-    }
-    else progress(`vector cache ${dataPath} does not match (generator, model or texts changed): recomputing`);
+    } else progress(`vector cache ${dataPath} does not match (generator, model or texts changed): recomputing`);
   }
   if (have === 0) rmSync(dataPath, { force: true });
 
@@ -85,8 +84,14 @@ export async function cachedEmbeddings(
         writeSync(fd, new Uint8Array(buffer.buffer), 0, buffer.byteLength, start * rowBytes);
         const done = start + batch.length;
         embedded += batch.length;
-        const meta: CacheMeta = { generatorVersion, modelId: embedder.modelId, dimensions, count: done, textsHash: hashTexts(texts.slice(0, done)),
-          embedMillis: earlierMillis + (performance.now() - started) };
+        const meta: CacheMeta = {
+          generatorVersion,
+          modelId: embedder.modelId,
+          dimensions,
+          count: done,
+          textsHash: hashTexts(texts.slice(0, done)),
+          embedMillis: earlierMillis + (performance.now() - started),
+        };
         writeFileSync(metaPath, JSON.stringify(meta));
         const elapsed = (performance.now() - started) / 1000;
         const rate = embedded / elapsed;

@@ -9,12 +9,13 @@
  * version with REFLEXIO_TEST_URL set, and stops everything it started whatever happens. Prints
  * pytest's closing line for each version, then a total line; exits non-zero when a test failed.
  */
-import type { Subprocess } from "bun";
+
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 import { startFakeLlmServer } from "../support/llm-server.ts";
 import { pythonClientReply } from "./scripted-llm.ts";
 

@@ -30,8 +30,10 @@ export function pythonClientReply(request: FakeLlmRequest): FakeLlmReply {
   }
   if (request.schemaName === "playbook_review") {
     const content = /^content: (.*)$/m.exec(request.user)?.[1] ?? "";
-    if (content.includes("KEEP")) return { json: { decision: "accept", reason: "supported by the conversation", reason_code: "grounded_useful", edited: null } };
-    if (content.includes("DROP")) return { json: { decision: "reject", reason: "not supported by the conversation", reason_code: "unsupported_evidence", edited: null } };
+    if (content.includes("KEEP"))
+      return { json: { decision: "accept", reason: "supported by the conversation", reason_code: "grounded_useful", edited: null } };
+    if (content.includes("DROP"))
+      return { json: { decision: "reject", reason: "not supported by the conversation", reason_code: "unsupported_evidence", edited: null } };
     return {
       json: {
         decision: "edit",
@@ -44,7 +46,12 @@ export function pythonClientReply(request: FakeLlmRequest): FakeLlmReply {
   if (request.schemaName === null) {
     // Query reformulation: a standalone query naming what the conversation was about.
     const query = /^Query: (.*)$/m.exec(request.user)?.[1] ?? "";
-    const context = /Conversation so far:\n([\s\S]*?)\n\nQuery:/.exec(request.user)?.[1]?.split("\n").at(-1)?.replace(/^[^:]*: /, "") ?? "";
+    const context =
+      /Conversation so far:\n([\s\S]*?)\n\nQuery:/
+        .exec(request.user)?.[1]
+        ?.split("\n")
+        .at(-1)
+        ?.replace(/^[^:]*: /, "") ?? "";
     return { text: `${query} (about: ${context})` };
   }
   return scriptedReply(request);

@@ -1,4 +1,4 @@
-import { createComputePool, type ComputePool } from "@als/compute";
+import { type ComputePool, createComputePool } from "@als/compute";
 
 let shared: ComputePool | undefined;
 

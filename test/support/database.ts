@@ -1,4 +1,4 @@
-import { openDatabase, type Database, type StorageOptions } from "@als/db";
+import { type Database, openDatabase, type StorageOptions } from "@als/db";
 import { createFreshDatabase } from "./postgres-database.ts";
 
 export type TestMode = "embedded" | "full";

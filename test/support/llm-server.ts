@@ -45,7 +45,9 @@ export async function startFakeLlmServer(handler: FakeLlmHandler) {
     try {
       const body = await readJson(req);
       const headers = Object.fromEntries(
-        (["authorization", "x-api-key", "anthropic-version"] as const).flatMap((name) => (typeof req.headers[name] === "string" ? [[name, req.headers[name]]] : [])),
+        (["authorization", "x-api-key", "anthropic-version"] as const).flatMap((name) =>
+          typeof req.headers[name] === "string" ? [[name, req.headers[name]]] : [],
+        ),
       );
       const protocol = req.url === "/v1/messages" ? "anthropic" : req.url === "/v1/chat/completions" ? "openai" : undefined;
       if (!protocol) return send(404, { error: { type: "not_found", message: `no route ${req.url}` } });
@@ -55,7 +57,10 @@ export async function startFakeLlmServer(handler: FakeLlmHandler) {
               protocol,
               schemaName: body.response_format?.json_schema?.name ?? null,
               system: body.messages.find((m: any) => m.role === "system")?.content ?? "",
-              user: body.messages.filter((m: any) => m.role === "user").map((m: any) => m.content).join("\n"),
+              user: body.messages
+                .filter((m: any) => m.role === "user")
+                .map((m: any) => m.content)
+                .join("\n"),
               body,
               headers,
             }
@@ -81,7 +86,10 @@ export async function startFakeLlmServer(handler: FakeLlmHandler) {
           usage: { prompt_tokens: inputTokens, completion_tokens: words(output), total_tokens: inputTokens + words(output) },
         });
       }
-      const content = "json" in reply && request.schemaName ? [{ type: "tool_use", id: `toolu_${requests.length}`, name: request.schemaName, input: reply.json }] : [{ type: "text", text: output }];
+      const content =
+        "json" in reply && request.schemaName
+          ? [{ type: "tool_use", id: `toolu_${requests.length}`, name: request.schemaName, input: reply.json }]
+          : [{ type: "text", text: output }];
       return send(200, {
         id: `msg_${requests.length}`,
         type: "message",

@@ -1,4 +1,4 @@
-import { profiles, type Database, type Scope } from "@als/db";
+import { type Database, profiles, type Scope } from "@als/db";
 
 const TOPICS = ["Keeps bees in the garden", "Collects vintage fountain pens", "Speaks fluent Japanese", "Is training for a triathlon"];
 

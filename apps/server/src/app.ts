@@ -1,6 +1,6 @@
-import { AppError, errorCodesOf, type Endpoint } from "@als/contract";
+import { AppError, type Endpoint, errorCodesOf } from "@als/contract";
 import type { CoreDeps } from "@als/core";
-import { LOCAL_SCOPE } from "@als/db";
+import { checkStorage, LOCAL_SCOPE } from "@als/db";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import type { RequestContext } from "./context.ts";
@@ -24,6 +24,8 @@ export interface AppOptions {
   backstopMs?: number;
   /** The largest request body accepted (413 beyond it). */
   maxBodyBytes?: number;
+  /** How long /health waits for its storage write check. */
+  healthTimeoutMs?: number;
   /** Fail a response carrying a field its declaration does not name (tests), instead of stripping it. */
   strictResponses?: boolean;
 }
@@ -31,11 +33,20 @@ export interface AppOptions {
 /** The defaults of an app built without settings (tests, benchmarks), as the settings' own defaults. */
 const DEFAULT_BACKSTOP_MS = 60_000;
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
 
 const CORRELATION_HEADER = "x-correlation-id";
 
 /** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs. */
-export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, strictResponses = false }: AppOptions) {
+export function buildApp({
+  deps,
+  log,
+  mode,
+  backstopMs = DEFAULT_BACKSTOP_MS,
+  maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+  healthTimeoutMs = DEFAULT_HEALTH_TIMEOUT_MS,
+  strictResponses = false,
+}: AppOptions) {
   const contextFor = (request: Request): RequestContext => ({
     deps,
     // Every request is served as the local organisation's `default` project until API keys arrive.
@@ -71,32 +82,40 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS, ma
   };
 
   const trpcRouter = buildTrpcRouter(routeList, run, log);
-  const openApi = buildOpenApi(routeList.map((route) => route.endpoint), { title: "Agent learning service", version: "0.1.0" });
+  const openApi = buildOpenApi(
+    routeList.map((route) => route.endpoint),
+    { title: "Agent learning service", version: "0.1.0" },
+  );
   const allowedMethods = allowedMethodsIndex(routeList.map((route) => route.endpoint));
 
   const app = new Elysia()
-    .get("/health", async () => {
+    .get("/health", async ({ request }) => {
       try {
-        await deps.db.query("SELECT 1");
-      } catch {
-        return errorResponse(new AppError("storage_unavailable", "storage is unavailable"));
+        // A write, not a read: a full disk or a read-only database must fail the health check too.
+        await checkStorage(deps.db, healthTimeoutMs);
+      } catch (error) {
+        return errorResponse(translateError(error, request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(), log));
       }
       return { status: "ok", mode, storage: deps.db.kind, embedding_model: deps.embedder.modelId };
     })
     .get("/openapi.json", () => openApi)
     .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }))
-    .all("/trpc/*", async ({ request }) => {
-      const ctx = contextFor(request);
-      let body: unknown;
-      try {
-        // Read here so tRPC calls get the same limits on size, media type and encoding as REST.
-        body = await readJsonBody(request, maxBodyBytes);
-      } catch (error) {
-        return errorResponse(translateError(error, ctx.correlationId, log));
-      }
-      const req = new Request(request.url, { method: request.method, headers: request.headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
-      return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => ctx, onError: ({ error }) => void error });
-    }, { parse: "none" })
+    .all(
+      "/trpc/*",
+      async ({ request }) => {
+        const ctx = contextFor(request);
+        let body: unknown;
+        try {
+          // Read here so tRPC calls get the same limits on size, media type and encoding as REST.
+          body = await readJsonBody(request, maxBodyBytes);
+        } catch (error) {
+          return errorResponse(translateError(error, ctx.correlationId, log));
+        }
+        const req = new Request(request.url, { method: request.method, headers: request.headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+        return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => ctx, onError: ({ error }) => void error });
+      },
+      { parse: "none" },
+    )
     .onError(({ code, request }) => {
       if (code !== "NOT_FOUND") return;
       const { pathname } = new URL(request.url);
@@ -105,7 +124,9 @@ export function buildApp({ deps, log, mode, backstopMs = DEFAULT_BACKSTOP_MS, ma
       return errorResponse(new AppError("not_found", `no endpoint ${request.method} ${pathname}`));
     });
   for (const route of routeList) {
-    app.route(route.endpoint.method, route.endpoint.path, ({ request, params }) => serve(route, request, (params ?? {}) as Record<string, string>), { parse: "none" });
+    app.route(route.endpoint.method, route.endpoint.path, ({ request, params }) => serve(route, request, (params ?? {}) as Record<string, string>), {
+      parse: "none",
+    });
   }
   return app;
 }

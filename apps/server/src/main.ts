@@ -21,7 +21,14 @@ try {
   log.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
-const app = buildApp({ deps: service.deps, log, mode: service.mode, backstopMs: settings.backstopMs, maxBodyBytes: settings.maxBodyBytes });
+const app = buildApp({
+  deps: service.deps,
+  log,
+  mode: service.mode,
+  backstopMs: settings.backstopMs,
+  maxBodyBytes: settings.maxBodyBytes,
+  healthTimeoutMs: settings.healthTimeoutMs,
+});
 // Bun refuses bodies past its own limit before the app sees them; the app answers 413 with the contract's body just above ours.
 app.listen({ hostname: settings.host, port: settings.port, maxRequestBodySize: settings.maxBodyBytes + 1 });
 log.info("listening", { url: `http://${settings.host}:${settings.port}`, mode: service.mode, storage: settings.storage.kind });

@@ -1,4 +1,4 @@
-import { ERROR_TABLE, errorCodesOf, NoInput, type Endpoint, type ErrorCode } from "@als/contract";
+import { type Endpoint, ERROR_TABLE, type ErrorCode, errorCodesOf, NoInput } from "@als/contract";
 import { z } from "zod";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output") {
@@ -10,7 +10,9 @@ const ErrorBody = {
   required: ["error", "detail"],
   properties: {
     error: { type: "string", description: "the stable error code", enum: Object.keys(ERROR_TABLE) },
-    detail: { description: "what is wrong: a message, or for 422 the list of problems, each with `loc` (the field path, list indexes included), `msg` and `type`" },
+    detail: {
+      description: "what is wrong: a message, or for 422 the list of problems, each with `loc` (the field path, list indexes included), `msg` and `type`",
+    },
     message: { type: "string", description: "422: every problem in one line" },
     reason: { type: "string", description: "the contract's reason code where it names one (search_deadline, backstop_timeout, config_reset_incomplete, ...)" },
     correlation_id: { type: "string" },

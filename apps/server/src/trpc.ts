@@ -1,5 +1,5 @@
 import { AppError, ERROR_TABLE, errorBody } from "@als/contract";
-import { initTRPC, TRPCError, type AnyTRPCProcedure } from "@trpc/server";
+import { type AnyTRPCProcedure, initTRPC, TRPCError } from "@trpc/server";
 import type { RequestContext } from "./context.ts";
 import { translateError } from "./http/error-response.ts";
 import { parseInput } from "./http/validation.ts";

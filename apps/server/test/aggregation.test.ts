@@ -1,6 +1,6 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { runAggregationStep, startAggregationOperation } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { addAgentPlaybooks, addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
@@ -58,7 +58,10 @@ const REFUNDS = [
 ];
 
 async function seed(agentVersion: string, playbooks: { trigger: string; content: string }[], user = "u") {
-  return addUserPlaybooks(svc, playbooks.map((p, i) => ({ ...p, user_id: `${user}-${i}`, agent_version: agentVersion })));
+  return addUserPlaybooks(
+    svc,
+    playbooks.map((p, i) => ({ ...p, user_id: `${user}-${i}`, agent_version: agentVersion })),
+  );
 }
 const start = (body: object) => svc.call("POST", "/api/playbook_aggregation_operations", body);
 const receipt = async (id: string) => (await svc.call("GET", `/api/playbook_aggregation_operations/${id}`)).body;
@@ -77,7 +80,11 @@ describe("aggregation operations", () => {
     expect(response.body).toMatchObject({ request_id: "req-1", agent_version: "v1", status: "queued", result: null, error_code: null });
     await svc.learningIdle();
     const done = await receipt(response.body.operation_id);
-    expect(done).toMatchObject({ status: "succeeded", error_code: null, result: { user_playbooks_considered: 6, clusters: 2, clusters_changed: 2, agent_playbooks_created: 2 } });
+    expect(done).toMatchObject({
+      status: "succeeded",
+      error_code: null,
+      result: { user_playbooks_considered: 6, clusters: 2, clusters_changed: 2, agent_playbooks_created: 2 },
+    });
     const created = await agentPlaybooksOf("v1");
     expect(created.map((p: any) => [p.playbook_name, p.playbook_status, p.source_user_playbook_ids]).sort()).toEqual([
       ["Handle refund", "pending", refunds],
@@ -195,10 +202,10 @@ describe("operations in flight", () => {
     // Started without telling the orchestrator, then taken by a worker that dies at once.
     const { scheduleAggregation: _, ...unscheduled } = svc.deps;
     const stuck = await startAggregationOperation(unscheduled, LOCAL_SCOPE, { request_id: "stuck", agent_version: "v6" });
-    await svc.db.query("UPDATE aggregation_operations SET status = 'running', lease_token = 'dead', lease_expires_at = $1, attempts = 1 WHERE operation_id = $2", [
-      svc.clock.now + 600,
-      stuck.operation_id,
-    ]);
+    await svc.db.query(
+      "UPDATE aggregation_operations SET status = 'running', lease_token = 'dead', lease_expires_at = $1, attempts = 1 WHERE operation_id = $2",
+      [svc.clock.now + 600, stuck.operation_id],
+    );
     svc.reconciler.poke();
     await svc.learningIdle();
     expect((await receipt(stuck.operation_id)).status).toBe("running");
@@ -250,7 +257,10 @@ describe("failures and approved playbooks", () => {
       skip_aggregation: true,
       interaction_data_list: [{ content: "hello" }],
     });
-    await addUserPlaybooks(svc, SHIPPING.map((p, i) => ({ ...p, user_id: `skip-${i}`, agent_version: "v10", request_id: published.body.request_id })));
+    await addUserPlaybooks(
+      svc,
+      SHIPPING.map((p, i) => ({ ...p, user_id: `skip-${i}`, agent_version: "v10", request_id: published.body.request_id })),
+    );
     const response = await svc.call("POST", "/api/run_playbook_aggregation", { agent_version: "v10" });
     expect(response.body.operation.result).toMatchObject({ user_playbooks_considered: 0, clusters: 0 });
   });

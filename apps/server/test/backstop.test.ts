@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildApp } from "../src/app.ts";
-import { createLogger } from "../src/logger.ts";
 import { testMode } from "../../../test/support/database.ts";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { buildApp } from "../src/app.ts";
+import { createLogger } from "../src/logger.ts";
 
 let svc: TestService;
 let llm: Awaited<ReturnType<typeof startScriptedLlm>>;
@@ -29,7 +29,12 @@ describe("the server backstop", () => {
       }),
     );
     expect(response.status).toBe(504);
-    expect(await response.json()).toEqual({ error: "backstop_timeout", detail: "Request timeout", reason: "backstop_timeout", correlation_id: "corr-backstop" });
+    expect(await response.json()).toEqual({
+      error: "backstop_timeout",
+      detail: "Request timeout",
+      reason: "backstop_timeout",
+      correlation_id: "corr-backstop",
+    });
     expect(performance.now() - started).toBeLessThan(1200);
   });
 

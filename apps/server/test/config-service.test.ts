@@ -74,7 +74,12 @@ describe("GET /api/whoami and /api/my_config", () => {
     const whoami = await svc.client.service.whoami();
     if (testMode === "full") {
       const opened = new URL((svc.deps.storage as { url: string }).url);
-      expect(whoami).toEqual({ success: true, org_id: "local", storage_type: "postgres", storage_label: expect.stringContaining(`${opened.host}${opened.pathname}`) });
+      expect(whoami).toEqual({
+        success: true,
+        org_id: "local",
+        storage_type: "postgres",
+        storage_label: expect.stringContaining(`${opened.host}${opened.pathname}`),
+      });
       if (opened.password) expect(whoami.storage_label).not.toContain(opened.password);
       if (opened.username) expect(whoami.storage_label).toContain("://***@");
     } else {

@@ -28,7 +28,12 @@ const DEFAULTS = {
   },
   playbook_aggregator_config: { extraction_definition_prompt: DEFAULT_AGGREGATION_DEFINITION },
   deduplication_config: { search_threshold: 0.85, search_top_k: 5 },
-  agent_success_config: { success_definition_prompt: DEFAULT_SUCCESS_DEFINITION, sampling_rate: 1, evaluation_only_sampling_rate: null, retrieved_learning_sampling_rate: 1 },
+  agent_success_config: {
+    success_definition_prompt: DEFAULT_SUCCESS_DEFINITION,
+    sampling_rate: 1,
+    evaluation_only_sampling_rate: null,
+    retrieved_learning_sampling_rate: 1,
+  },
   api_key_config: { enabled: false },
   llm_config: { model: null, temperature: 0 },
   storage_config: null,
@@ -94,7 +99,12 @@ describe("set_config", () => {
     expect(await getConfig()).toEqual({
       ...DEFAULTS,
       profile_extractor_config: { extraction_definition_prompt: "Facts about diet", context_prompt: "A cooking assistant", allow_manual_trigger: false },
-      agent_success_config: { success_definition_prompt: DEFAULT_SUCCESS_DEFINITION, sampling_rate: 0.25, evaluation_only_sampling_rate: 0.1, retrieved_learning_sampling_rate: 0.5 },
+      agent_success_config: {
+        success_definition_prompt: DEFAULT_SUCCESS_DEFINITION,
+        sampling_rate: 0.25,
+        evaluation_only_sampling_rate: 0.1,
+        retrieved_learning_sampling_rate: 0.5,
+      },
       llm_config: { model: "gpt-x", temperature: 1.5 },
       window_size: 30,
       stride_size: 12,

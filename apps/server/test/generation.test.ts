@@ -1,5 +1,5 @@
-import { LOCAL_SCOPE, learning, profileChangeLog } from "@als/db";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { LOCAL_SCOPE, learning, profileChangeLog } from "@als/db";
 import { EXPERT_PLAYBOOK, scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { statusName } from "../../../test/support/wire-status.ts";
@@ -26,8 +26,21 @@ beforeAll(async () => {
   });
   svc = await startTestService({ llm: llm.llm });
   // Requests of one or two interactions stay below the default stride: learning leaves them alone.
-  await publish({ user_id: "ana", session_id: "a", source: "chat", agent_version: "v1", interaction_data_list: [turn("I have a golden retriever called Biscuit.", "User", { created_at: T0 + 100 })] });
-  await publish({ user_id: "ana", session_id: "a", source: "chat", agent_version: "v1", evaluation_only: true, interaction_data_list: [turn("EVALUATION ONLY: I am in Lisbon this week", "User", { created_at: T0 + 150 })] });
+  await publish({
+    user_id: "ana",
+    session_id: "a",
+    source: "chat",
+    agent_version: "v1",
+    interaction_data_list: [turn("I have a golden retriever called Biscuit.", "User", { created_at: T0 + 100 })],
+  });
+  await publish({
+    user_id: "ana",
+    session_id: "a",
+    source: "chat",
+    agent_version: "v1",
+    evaluation_only: true,
+    interaction_data_list: [turn("EVALUATION ONLY: I am in Lisbon this week", "User", { created_at: T0 + 150 })],
+  });
   await publish({
     user_id: "ana",
     session_id: "a",
@@ -35,9 +48,27 @@ beforeAll(async () => {
     agent_version: "v1",
     interaction_data_list: [turn("I am vegan. A dinner recipe?", "User", { created_at: T0 + 200 }), { ...expertTurn, created_at: T0 + 201 }],
   });
-  await publish({ user_id: "bo", session_id: "b", source: "chat", agent_version: "v2", interaction_data_list: [turn("I am in Lisbon this week. Dinner?", "User", { created_at: T0 + 300 }), { ...expertTurn, created_at: T0 + 301 }] });
-  await publish({ user_id: "dee", session_id: "d", source: "chat", agent_version: "v1", interaction_data_list: [turn("I have a golden retriever", "User", { created_at: T0 + 400 })] });
-  await publish({ user_id: "dee", session_id: "d", source: "chat", agent_version: "v1", interaction_data_list: [turn("I am in Lisbon this week", "User", { created_at: T0 + 500 })] });
+  await publish({
+    user_id: "bo",
+    session_id: "b",
+    source: "chat",
+    agent_version: "v2",
+    interaction_data_list: [turn("I am in Lisbon this week. Dinner?", "User", { created_at: T0 + 300 }), { ...expertTurn, created_at: T0 + 301 }],
+  });
+  await publish({
+    user_id: "dee",
+    session_id: "d",
+    source: "chat",
+    agent_version: "v1",
+    interaction_data_list: [turn("I have a golden retriever", "User", { created_at: T0 + 400 })],
+  });
+  await publish({
+    user_id: "dee",
+    session_id: "d",
+    source: "chat",
+    agent_version: "v1",
+    interaction_data_list: [turn("I am in Lisbon this week", "User", { created_at: T0 + 500 })],
+  });
   await svc.learningIdle();
   // Windows of one interaction make the window-by-window reading countable. Changing the
   // configuration wakes no learning: nobody published since.
@@ -80,7 +111,9 @@ describe("manual generation", () => {
   test("is refused while the project does not allow manual triggering, and changes nothing", async () => {
     expect((await svc.call("POST", "/api/update_config", { profile_extractor_config: { allow_manual_trigger: false } })).status).toBe(200);
     await expectRefused("/api/manual_profile_generation", { user_id: "dee" }, 409, "profile_extractor_config.allow_manual_trigger");
-    expect((await svc.call("POST", "/api/update_config", { profile_extractor_config: {}, user_playbook_extractor_config: { allow_manual_trigger: false } })).status).toBe(200);
+    expect(
+      (await svc.call("POST", "/api/update_config", { profile_extractor_config: {}, user_playbook_extractor_config: { allow_manual_trigger: false } })).status,
+    ).toBe(200);
     await expectRefused("/api/manual_playbook_generation", { agent_version: "v1" }, 409, "user_playbook_extractor_config.allow_manual_trigger");
     expect((await svc.call("POST", "/api/update_config", { user_playbook_extractor_config: {} })).status).toBe(200);
     expect(await summaryOf("dee")).toEqual([]);
@@ -91,22 +124,36 @@ describe("manual generation", () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, message: expect.any(String) });
     // window_size is 1: only the newest interaction is read, so the retriever is not learned.
-    expect(await eventually(() => summaryOf("dee"), (s) => s.length > 0)).toEqual(["CURRENT: Is in Lisbon this week"]);
+    expect(
+      await eventually(
+        () => summaryOf("dee"),
+        (s) => s.length > 0,
+      ),
+    ).toEqual(["CURRENT: Is in Lisbon this week"]);
     expect(await coveredSeqs("dee")).toEqual([0, 0]);
   });
 
   test("deduplicates against the CURRENT learnings", async () => {
     const calls = extractionCalls("profile_extraction").length;
     expect((await svc.call("POST", "/api/manual_profile_generation", { user_id: "dee" })).status).toBe(200);
-    await eventually(async () => extractionCalls("profile_extraction").length, (n) => n > calls);
+    await eventually(
+      async () => extractionCalls("profile_extraction").length,
+      (n) => n > calls,
+    );
     // The run holds dee's learning lease until it has committed.
-    await eventually(() => learning.isUserLeased(svc.db, LOCAL_SCOPE, "dee", svc.clock.now), (leased) => !leased);
+    await eventually(
+      () => learning.isUserLeased(svc.db, LOCAL_SCOPE, "dee", svc.clock.now),
+      (leased) => !leased,
+    );
     expect(await summaryOf("dee")).toEqual(["CURRENT: Is in Lisbon this week"]);
   });
 
   test("manual playbook generation reads the agent version's interactions", async () => {
     expect((await svc.call("POST", "/api/manual_playbook_generation", { agent_version: "v1", playbook_name: "ignored" })).status).toBe(200);
-    const [playbook] = await eventually(() => playbooksOf("ana"), (p) => p.length > 0);
+    const [playbook] = await eventually(
+      () => playbooksOf("ana"),
+      (p) => p.length > 0,
+    );
     expect(playbook).toMatchObject({ ...EXPERT_PLAYBOOK, status: null, agent_version: "v1", source: "email" });
     expect(await playbooksOf("bo")).toEqual([]);
   });
@@ -125,7 +172,11 @@ describe("rerun generation", () => {
     expect(await summaryOf("ana")).toEqual(["PENDING: Is vegan", "PENDING: Owns a golden retriever named Biscuit"]);
     expect(await summaryOf("bo")).toEqual(["PENDING: Is in Lisbon this week"]);
     // Deduplicated only against the rerun's own output: dee's CURRENT fact is generated again.
-    expect(await summaryOf("dee")).toEqual(["CURRENT: Is in Lisbon this week", "PENDING: Is in Lisbon this week", "PENDING: Owns a golden retriever named Biscuit"]);
+    expect(await summaryOf("dee")).toEqual([
+      "CURRENT: Is in Lisbon this week",
+      "PENDING: Is in Lisbon this week",
+      "PENDING: Owns a golden retriever named Biscuit",
+    ]);
     for (const user of ["ana", "bo", "dee"]) expect(await coveredSeqs(user)).toEqual([0, 0]);
   });
 
@@ -133,7 +184,12 @@ describe("rerun generation", () => {
     const bySource = await svc.call("POST", "/api/rerun_profile_generation", { user_id: "ana", source: "chat", wait_for_response: true });
     expect(bySource.body.profiles_generated).toBe(1);
     expect(await summaryOf("ana")).toEqual(["PENDING: Owns a golden retriever named Biscuit"]);
-    const byTime = await svc.call("POST", "/api/rerun_profile_generation", { user_id: "ana", start_time: T0 + 150, end_time: T0 + 250, wait_for_response: true });
+    const byTime = await svc.call("POST", "/api/rerun_profile_generation", {
+      user_id: "ana",
+      start_time: T0 + 150,
+      end_time: T0 + 250,
+      wait_for_response: true,
+    });
     expect(byTime.body.profiles_generated).toBe(1);
     expect(await summaryOf("ana")).toEqual(["PENDING: Is vegan"]);
     expect(await summaryOf("bo")).toEqual(["PENDING: Is in Lisbon this week"]);
@@ -155,14 +211,20 @@ describe("rerun generation", () => {
       gate = undefined;
     }
     // Three windows of ana's; the last yields nothing, so after its call only bookkeeping is left.
-    await eventually(async () => extractionCalls("profile_extraction").length, (n) => n === before + 3);
-    expect(await eventually(() => summaryOf("ana"), (s) => s.length === 2)).toEqual(["PENDING: Is vegan", "PENDING: Owns a golden retriever named Biscuit"]);
+    await eventually(
+      async () => extractionCalls("profile_extraction").length,
+      (n) => n === before + 3,
+    );
+    expect(
+      await eventually(
+        () => summaryOf("ana"),
+        (s) => s.length === 2,
+      ),
+    ).toEqual(["PENDING: Is vegan", "PENDING: Owns a golden retriever named Biscuit"]);
   });
 
   test("two reruns of the same user at once take turns: the output is one generation, not two", async () => {
-    const [first, second] = await Promise.all(
-      [1, 2].map(() => svc.call("POST", "/api/rerun_profile_generation", { user_id: "ana", wait_for_response: true })),
-    );
+    const [first, second] = await Promise.all([1, 2].map(() => svc.call("POST", "/api/rerun_profile_generation", { user_id: "ana", wait_for_response: true })));
     expect([first!.status, second!.status]).toEqual([200, 200]);
     expect(await summaryOf("ana")).toEqual(["PENDING: Is vegan", "PENDING: Owns a golden retriever named Biscuit"]);
   });
@@ -202,7 +264,11 @@ describe("upgrades", () => {
     expect(response.body).toMatchObject({ success: true, upgraded_users: 3, profiles_promoted: 5, profiles_archived: 2, profiles_deleted: 1 });
     expect(await summaryOf("ana")).toEqual(["ARCHIVED: Prefers short answers", "CURRENT: Is vegan", "CURRENT: Owns a golden retriever named Biscuit"]);
     expect(await summaryOf("bo")).toEqual(["CURRENT: Is in Lisbon this week"]);
-    expect(await summaryOf("dee")).toEqual(["ARCHIVED: Is in Lisbon this week", "CURRENT: Is in Lisbon this week", "CURRENT: Owns a golden retriever named Biscuit"]);
+    expect(await summaryOf("dee")).toEqual([
+      "ARCHIVED: Is in Lisbon this week",
+      "CURRENT: Is in Lisbon this week",
+      "CURRENT: Owns a golden retriever named Biscuit",
+    ]);
     // Without a replacement nothing is archived.
     expect(await summaryOf("cy")).toEqual(["CURRENT: Speaks Portuguese"]);
     const [change] = await profileChangeLog.listProfileChanges(svc.db, LOCAL_SCOPE, { userId: "ana", limit: 1 });

@@ -1,5 +1,5 @@
-import { createEmbedder } from "@als/ai";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createEmbedder } from "@als/ai";
 import { startEmbeddingsServer } from "../../../packages/ai/test/openai-embeddings-test-server.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { buildApp } from "../src/app.ts";
@@ -42,7 +42,9 @@ describe("null for an optional field means omitted", () => {
   });
 
   test("null inside list items is omitted too, and a required field that is null is still a 422", async () => {
-    const added = await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "nulls", content: "Walks to work", tags: null, source: null }] });
+    const added = await svc.call("POST", "/api/add_user_profile", {
+      user_profiles: [{ user_id: "nulls", content: "Walks to work", tags: null, source: null }],
+    });
     expect(added.status).toBe(200);
     const missing = await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: null, content: "x" }] });
     expect(missing.status).toBe(422);
@@ -58,7 +60,12 @@ describe("null for an optional field means omitted", () => {
 describe("text that storage cannot keep faithfully is refused, never rewritten", () => {
   test("a NUL character answers 422 naming the field, and nothing is stored", async () => {
     const before = await profileCount("u");
-    const response = await svc.call("POST", "/api/add_user_profile", { user_profiles: [{ user_id: "u", content: "ok" }, { user_id: "u", content: "bad\u0000text" }] });
+    const response = await svc.call("POST", "/api/add_user_profile", {
+      user_profiles: [
+        { user_id: "u", content: "ok" },
+        { user_id: "u", content: "bad\u0000text" },
+      ],
+    });
     expect(response.status).toBe(422);
     expect(response.body.message).toContain("user_profiles[1].content");
     expect(response.body.message).toContain("NUL");
@@ -88,7 +95,12 @@ describe("text that storage cannot keep faithfully is refused, never rewritten",
   });
 
   test("bytes that are not UTF-8 answer 422", async () => {
-    const bytes = new Uint8Array([...new TextEncoder().encode('{"user_profiles":[{"user_id":"u","content":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}]}')]);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{"user_profiles":[{"user_id":"u","content":"'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('"}]}'),
+    ]);
     const response = await raw("POST", "/api/add_user_profile", bytes);
     expect(response.status).toBe(422);
     expect(response.body.message).toContain("UTF-8");
@@ -99,7 +111,9 @@ describe("bodies", () => {
   test("a body over the limit answers 413 and nothing is stored", async () => {
     const small = buildApp({ deps: svc.deps, log: createLogger("error"), mode: "embedded", maxBodyBytes: 2048 });
     const body = JSON.stringify({ user_profiles: [{ user_id: "big", content: "x".repeat(4096) }] });
-    const response = await small.handle(new Request("http://localhost/api/add_user_profile", { method: "POST", headers: { "content-type": "application/json" }, body }));
+    const response = await small.handle(
+      new Request("http://localhost/api/add_user_profile", { method: "POST", headers: { "content-type": "application/json" }, body }),
+    );
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: string }).error).toBe("payload_too_large");
     expect((await svc.call("POST", "/api/get_profiles", { user_id: "big" })).body.user_profiles).toHaveLength(0);
@@ -111,7 +125,13 @@ describe("bodies", () => {
     expect((await raw("POST", "/api/add_user_profile", body, { "content-type": "application/x-www-form-urlencoded" })).status).toBe(415);
     expect((await raw("POST", "/trpc/profiles.add", body, { "content-type": "text/plain" })).status).toBe(415);
     expect((await svc.call("POST", "/api/get_profiles", { user_id: "plain" })).body.user_profiles).toHaveLength(0);
-    expect((await raw("POST", "/api/add_user_profile", JSON.stringify({ user_profiles: [{ user_id: "json", content: "x" }] }), { "content-type": "application/json; charset=utf-8" })).status).toBe(200);
+    expect(
+      (
+        await raw("POST", "/api/add_user_profile", JSON.stringify({ user_profiles: [{ user_id: "json", content: "x" }] }), {
+          "content-type": "application/json; charset=utf-8",
+        })
+      ).status,
+    ).toBe(200);
   });
 
   test("an undeclared method on a served path answers 405 with Allow; an unknown path stays 404", async () => {

@@ -1,5 +1,5 @@
-import { LOCAL_SCOPE, learning } from "@als/db";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { LOCAL_SCOPE, learning } from "@als/db";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { EXPERT_PLAYBOOK, scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -42,7 +42,14 @@ const llmCallsOf = (schemaName: string) => llm.server.requests.filter((r) => r.s
 
 describe("learning from a conversation", () => {
   test("a conversation in gives the expected profiles and playbooks out, attributed to the request", async () => {
-    const published = await publish({ user_id: "ana", session_id: "s-1", source: "chat", agent_version: "v7", force_extraction: true, interaction_data_list: CONVERSATION });
+    const published = await publish({
+      user_id: "ana",
+      session_id: "s-1",
+      source: "chat",
+      agent_version: "v7",
+      force_extraction: true,
+      interaction_data_list: CONVERSATION,
+    });
     expect(published).toMatchObject({ learning_status: "done", profiles_created: 2, user_playbooks_created: 1 });
     const profiles = await profilesOf("ana");
     expect(profiles.map((p: any) => p.content).sort()).toEqual(["Is vegan", "Owns a golden retriever named Biscuit"]);
@@ -74,7 +81,12 @@ describe("learning from a conversation", () => {
         ? { json: { profiles: [{ content: "Has a golden retriever called Biscuit", time_to_live: "infinity", tags: [] }] } }
         : undefined;
     const calls = llmCallsOf("learning_deduplication");
-    const published = await publish({ user_id: "ana", session_id: "s-4", force_extraction: true, interaction_data_list: [turn("Biscuit is my retriever, remember?")] });
+    const published = await publish({
+      user_id: "ana",
+      session_id: "s-4",
+      force_extraction: true,
+      interaction_data_list: [turn("Biscuit is my retriever, remember?")],
+    });
     expect(published.profiles_created).toBe(0);
     expect(llmCallsOf("learning_deduplication")).toBe(calls + 1);
     const contents = (await profilesOf("ana")).map((p: any) => p.content);
@@ -199,7 +211,13 @@ describe("provider failures", () => {
     expect(blocked.learning_status).toBe("deferred");
     expect(llm.server.requests.length).toBe(calls);
 
-    const resumed = await publish({ user_id: "fay", session_id: "s", force_extraction: true, override_learning_stall: true, interaction_data_list: [turn("ok")] });
+    const resumed = await publish({
+      user_id: "fay",
+      session_id: "s",
+      force_extraction: true,
+      override_learning_stall: true,
+      interaction_data_list: [turn("ok")],
+    });
     expect(resumed.learning_status).toBe("done");
     expect((await svc.call("GET", "/stall_state")).body).toMatchObject({ stalled: false, reason: null });
     expect((await statusOf(stalled.request_id)).status).toBe("done");

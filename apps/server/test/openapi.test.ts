@@ -1,6 +1,6 @@
-import { errorCodesOf, ERROR_TABLE, NoInput } from "@als/contract";
-import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ERROR_TABLE, errorCodesOf, NoInput } from "@als/contract";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { routeList } from "../src/routes/index.ts";
 
@@ -60,7 +60,12 @@ describe("/openapi.json", () => {
   });
 
   test("the rules it states are the rules the service enforces", async () => {
-    const bad = await svc.call("POST", "/api/publish_interaction", { user_id: "u", session_id: "s", source: "Not Valid", interaction_data_list: [{ content: "hi" }] });
+    const bad = await svc.call("POST", "/api/publish_interaction", {
+      user_id: "u",
+      session_id: "s",
+      source: "Not Valid",
+      interaction_data_list: [{ content: "hi" }],
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.message).toContain("source");
     const blank = await svc.call("POST", "/api/add_user_playbook", { user_playbooks: [{ user_id: "u", content: " ", trigger: "" }] });

@@ -27,11 +27,20 @@ beforeAll(async () => {
     { user_id: "ivy", content: "Reply in Spanish", trigger: "the user writes in Spanish", source: "email", status: "PENDING" },
   ]);
   await addAgentPlaybooks(svc, [
-    { trigger: "a customer asks to get their money back", content: "Check the purchase date, then issue a refund", source_user_playbook_ids: [chat, email], playbook_status: "APPROVED", tags: ["billing"] },
+    {
+      trigger: "a customer asks to get their money back",
+      content: "Check the purchase date, then issue a refund",
+      source_user_playbook_ids: [chat, email],
+      playbook_status: "APPROVED",
+      tags: ["billing"],
+    },
     { trigger: "the user writes in Spanish", content: "Reply in Spanish", source_user_playbook_ids: [spanish], playbook_status: "APPROVED" },
     { trigger: "the service is down", content: "Share the status page link", playbook_status: "PENDING" },
   ]);
-  for (const contents of [["My flight to Tokyo leaves at dawn", "I will remind you"], ["Book a table at an Italian place", "Booked Trattoria Roma"]]) {
+  for (const contents of [
+    ["My flight to Tokyo leaves at dawn", "I will remind you"],
+    ["Book a table at an Italian place", "Booked Trattoria Roma"],
+  ]) {
     const published = await svc.call("POST", "/api/publish_interaction", {
       user_id: "ana",
       session_id: "s-1",
@@ -79,7 +88,12 @@ describe("ranked search through a vector index", () => {
   });
 
   test("user and agent playbooks: same rows in the same order, filters included", async () => {
-    const userRequests = [{ query: "money back" }, { query: "refund", threshold: 0, user_id: "ivy" }, { query: "refund", threshold: 0, tags: ["billing"] }, { query: "language", threshold: 0, source: "email" }];
+    const userRequests = [
+      { query: "money back" },
+      { query: "refund", threshold: 0, user_id: "ivy" },
+      { query: "refund", threshold: 0, tags: ["billing"] },
+      { query: "language", threshold: 0, source: "email" },
+    ];
     for (const request of userRequests) {
       for (const search_mode of MODES) {
         const { inSql, viaIndex } = await bothPaths("/api/search_user_playbooks", { top_k: 3, search_mode, ...request });
@@ -87,7 +101,11 @@ describe("ranked search through a vector index", () => {
         expect(inSql.user_playbooks.length).toBeGreaterThan(0);
       }
     }
-    const agentRequests = [{ query: "reimbursement" }, { query: "reply", threshold: 0, source: "email" }, { query: "outage", threshold: 0, playbook_status_filter: ["PENDING"] }];
+    const agentRequests = [
+      { query: "reimbursement" },
+      { query: "reply", threshold: 0, source: "email" },
+      { query: "outage", threshold: 0, playbook_status_filter: ["PENDING"] },
+    ];
     for (const request of agentRequests) {
       for (const search_mode of MODES) {
         const { inSql, viaIndex } = await bothPaths("/api/search_agent_playbooks", { top_k: 3, search_mode, ...request });

@@ -1,6 +1,6 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Reconciler, reembedProfilesStep } from "@als/core";
 import { LOCAL_SCOPE, profiles } from "@als/db";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { seedProfilesOfRetiredModel } from "../../../test/support/retired-profiles.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -41,9 +41,7 @@ describe("re-embedding after the embedding model changes", () => {
     await seedProfilesOfRetiredModel(svc.db, LOCAL_SCOPE, 1);
     const [stale] = await profiles.findProfilesWithStaleEmbedding(svc.db, LOCAL_SCOPE, svc.deps.embedder.modelId, 1);
     await svc.db.query("UPDATE profiles SET content = 'edited meanwhile' WHERE profile_id = $1", [stale!.profile_id]);
-    const stored = await profiles.storeProfileEmbeddings(svc.db, LOCAL_SCOPE, svc.deps.embedder.modelId, [
-      { ...stale!, embedding: Array(384).fill(0.05) },
-    ]);
+    const stored = await profiles.storeProfileEmbeddings(svc.db, LOCAL_SCOPE, svc.deps.embedder.modelId, [{ ...stale!, embedding: Array(384).fill(0.05) }]);
     expect(stored).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
-import { playbookReviews } from "@als/db";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { playbookReviews } from "@als/db";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { scriptedReply, scriptedReview, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
@@ -14,7 +14,8 @@ let failOn: string | undefined;
 /** The scripted reviewer decides by a keyword in the playbook's content. */
 function review(request: FakeLlmRequest): FakeLlmReply {
   if (request.schemaName !== "playbook_review") return scriptedReply(request);
-  if (failOn && /^content: (.*)$/m.exec(request.user)?.[1]?.includes(failOn)) return { status: 400, error: { type: "invalid_request_error", message: "refused" } };
+  if (failOn && /^content: (.*)$/m.exec(request.user)?.[1]?.includes(failOn))
+    return { status: 400, error: { type: "invalid_request_error", message: "refused" } };
   return scriptedReview(request);
 }
 
@@ -52,7 +53,10 @@ afterAll(async () => {
 
 const reviewCall = (body: object) => svc.call("POST", "/api/review_user_playbooks", body);
 const statusOf = async (id: number) =>
-  statusName((await svc.call("POST", "/api/get_user_playbooks", { user_playbook_id: id, status_filter: ["CURRENT", "PENDING", "ARCHIVED"] })).body.user_playbooks[0]?.status);
+  statusName(
+    (await svc.call("POST", "/api/get_user_playbooks", { user_playbook_id: id, status_filter: ["CURRENT", "PENDING", "ARCHIVED"] })).body.user_playbooks[0]
+      ?.status,
+  );
 
 describe("review_user_playbooks", () => {
   test("report mode decides newest first, skips what lacks provenance, and writes nothing", async () => {

@@ -1,11 +1,11 @@
-import { AppError, ERROR_TABLE, errorBody, type ErrorCode } from "@als/contract";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { AppError, ERROR_TABLE, type ErrorCode, errorBody } from "@als/contract";
+import { freshDatabase, testMode } from "../../../test/support/database.ts";
+import { sharedEmbedder } from "../../../test/support/embedder.ts";
+import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { buildApp } from "../src/app.ts";
 import { createLogger } from "../src/logger.ts";
 import { routeList } from "../src/routes/index.ts";
-import { sharedEmbedder } from "../../../test/support/embedder.ts";
-import { freshDatabase, testMode } from "../../../test/support/database.ts";
-import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 let svc: TestService;
 beforeAll(async () => {
@@ -55,9 +55,7 @@ describe("service endpoints", () => {
 describe("tRPC", () => {
   const trpc = async (procedure: string, input: unknown, method: "GET" | "POST" = "POST") => {
     const url =
-      method === "GET"
-        ? `http://localhost/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`
-        : `http://localhost/trpc/${procedure}`;
+      method === "GET" ? `http://localhost/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}` : `http://localhost/trpc/${procedure}`;
     const init: RequestInit = method === "GET" ? {} : { method, body: JSON.stringify(input), headers: { "content-type": "application/json" } };
     const response = await svc.app.handle(new Request(url, init));
     return { status: response.status, body: (await response.json()) as any };

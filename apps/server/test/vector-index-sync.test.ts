@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { prepareVectorIndex, rebuildVectorIndex, Reconciler, syncVectorIndexStep } from "@als/core";
+import { prepareVectorIndex, Reconciler, rebuildVectorIndex, syncVectorIndexStep } from "@als/core";
 import { LOCAL_SCOPE, vectorOutbox } from "@als/db";
-import { PgVectorIndex, type Collection, type PointRef, type VectorIndex, type VectorPoint } from "@als/vector";
+import { type Collection, PgVectorIndex, type PointRef, type VectorIndex, type VectorPoint } from "@als/vector";
 import { addAgentPlaybooks, addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -65,7 +65,9 @@ describe("keeping a vector index in sync through the outbox", () => {
   test("inserts, updates of filtered columns, links and deletes reach the index", async () => {
     await addProfile({ profile_id: "pet", content: "Owns a golden retriever", tags: ["pets"] });
     const [chat] = await addUserPlaybooks(svc, [{ user_id: "ivy", content: "Offer a refund", source: "chat", tags: ["billing"] }]);
-    const [agent] = await addAgentPlaybooks(svc, [{ trigger: "money back", content: "Issue a refund", source_user_playbook_ids: [chat], playbook_status: "PENDING" }]);
+    const [agent] = await addAgentPlaybooks(svc, [
+      { trigger: "money back", content: "Issue a refund", source_user_playbook_ids: [chat], playbook_status: "PENDING" },
+    ]);
     await sync();
     expect(pushed.get("profiles", "pet")!.payload.tags).toEqual(["pets"]);
     expect(pushed.get("user_playbooks", chat!)!.payload.source).toBe("chat");

@@ -1,6 +1,6 @@
 import type { CoreDeps } from "@als/core";
 import { profiles } from "@als/db";
-import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
+import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
 import { startReembedProfiles } from "./start-reembed-profiles.ts";
 
 /**

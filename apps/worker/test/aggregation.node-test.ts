@@ -2,10 +2,10 @@
 // by a worker process. Needs TEST_DATABASE_URL and TEMPORAL_ADDRESS (scripts/test).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { setTimeout as delay } from "node:timers/promises";
 import { after, before, test } from "node:test";
-import { addUserPlaybooks, getAggregationOperation, startAggregationOperation, systemClock, type CoreDeps } from "@als/core";
+import { setTimeout as delay } from "node:timers/promises";
 import { NewUserPlaybook } from "@als/contract";
+import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
 import { agentPlaybooks, type Scope } from "@als/db";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
 import type { FakeLlmReply } from "../../../test/support/llm-server.ts";
@@ -47,8 +47,8 @@ test("an operation whose worker is killed mid-run completes exactly once on the 
   );
   let release!: () => void;
   gate = new Promise((resolve) => {
-      release = resolve;
-    });
+    release = resolve;
+  });
   const first = spawnWorker({ databaseUrl: database.url, taskQueue, llmBaseUrl: llm.baseUrl });
   const operation = await startAggregationOperation(deps, scope, { request_id: "killed", agent_version: "v1" });
   while (llm.requests.length === 0) await delay(100);

@@ -2,11 +2,11 @@
 // the learning step on a worker process. Needs TEST_DATABASE_URL and TEMPORAL_ADDRESS (scripts/test).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { setTimeout as delay } from "node:timers/promises";
 import { after, before, test } from "node:test";
-import { learningStatusOf, publishInteractions, systemClock, type CoreDeps } from "@als/core";
-import { learning, profiles, userPlaybooks, type Scope } from "@als/db";
+import { setTimeout as delay } from "node:timers/promises";
 import { PublishInteractionRequest } from "@als/contract";
+import { type CoreDeps, learningStatusOf, publishInteractions, systemClock } from "@als/core";
+import { learning, profiles, type Scope, userPlaybooks } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { scriptedReply } from "../../../test/support/scripted-llm.ts";
@@ -29,7 +29,12 @@ after(() => env?.close());
 
 /** Publishes as the API does in full mode: commit, then signal-with-start the user's workflow. */
 async function publish(scope: Scope, body: object): Promise<string> {
-  const deps: CoreDeps = { db: env.db, embedder: env.embedder, now: systemClock, scheduleLearning: (s, userId) => signalLearnUser(env.client, taskQueue, s, userId) };
+  const deps: CoreDeps = {
+    db: env.db,
+    embedder: env.embedder,
+    now: systemClock,
+    scheduleLearning: (s, userId) => signalLearnUser(env.client, taskQueue, s, userId),
+  };
   const published = await publishInteractions(deps, scope, PublishInteractionRequest.parse(body));
   return published.request.request_id;
 }
@@ -90,7 +95,10 @@ test("a window interrupted by killing its worker is completed exactly once by th
   const second = spawnWorker();
   try {
     await waitUntilDone(scope, requestId, 180_000);
-    assert.deepEqual((await profiles.listProfiles(env.db, scope, { userId: "bo" }, 100)).map((p) => p.content), ["Is vegan"]);
+    assert.deepEqual(
+      (await profiles.listProfiles(env.db, scope, { userId: "bo" }, 100)).map((p) => p.content),
+      ["Is vegan"],
+    );
     assert.ok(extractions() >= 2, "the window was extracted again after the kill");
     const usage = await learning.llmUsageOfRequest(env.db, scope, requestId);
     assert.deepEqual(usage.map((u) => u.stage).sort(), ["playbook_extraction", "profile_extraction"], "the window's output was committed once");

@@ -2,21 +2,21 @@
 // Needs the services scripts/test starts: TEST_DATABASE_URL (PostgreSQL + pgvector) and TEMPORAL_ADDRESS.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { after, before, test } from "node:test";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { loadSettings, type Settings } from "@als/core";
-import { openDatabase, profiles, type Database, type Scope } from "@als/db";
-import { progressQuery, reembedProfilesWorkflow, type ReembedProfilesProgress } from "@als/workflows";
+import { type Database, openDatabase, profiles, type Scope } from "@als/db";
+import { progressQuery, type ReembedProfilesProgress, reembedProfilesWorkflow } from "@als/workflows";
 import { reembedProfilesWorkflowId } from "@als/workflows/workflow-ids";
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from "@temporalio/client";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { workflowMetadataQuery } from "@temporalio/workflow";
-import { startReembedProfiles } from "../src/start-reembed-profiles.ts";
-import { startWorker } from "../src/start-worker.ts";
 import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
 import { seedProfilesOfRetiredModel } from "../../../test/support/retired-profiles.ts";
+import { startReembedProfiles } from "../src/start-reembed-profiles.ts";
+import { startWorker } from "../src/start-worker.ts";
 import { embeddingWriteCounts, recordEmbeddingWrites } from "./stale-profiles.ts";
 
 const MODEL_DIR = fileURLToPath(new URL("../../../.cache/models/all-MiniLM-L6-v2-int8", import.meta.url));
@@ -79,12 +79,17 @@ test("a worker starting up re-embeds every stale profile once, and search by mea
     assert.deepEqual(await embeddingWriteCounts(db, scope), { 1: 600 });
 
     // Only vectors of the query's model are compared, so this finds nothing unless the rows were re-embedded.
-    const found = await profiles.searchProfiles(db, scope, { userId: "user-1" }, {
-      mode: "vector",
-      queryVector: await embedder.embedQuery("insects honey"),
-      embeddingModel: modelId,
-      topK: 3,
-    });
+    const found = await profiles.searchProfiles(
+      db,
+      scope,
+      { userId: "user-1" },
+      {
+        mode: "vector",
+        queryVector: await embedder.embedQuery("insects honey"),
+        embeddingModel: modelId,
+        topK: 3,
+      },
+    );
     assert.deepEqual(
       found.map((p) => p.content.split(" (")[0]),
       Array(3).fill("Keeps bees in the garden"),

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createEmbedder } from "@als/ai";
 import { openDatabase } from "@als/db";
 import { Client, Connection } from "@temporalio/client";
-import { startFakeLlmServer, type FakeLlmHandler } from "../../../test/support/llm-server.ts";
+import { type FakeLlmHandler, startFakeLlmServer } from "../../../test/support/llm-server.ts";
 import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));

@@ -27,9 +27,7 @@ export async function createLocalEmbeddingProvider(options: LocalEmbeddingOption
   async function embedBatch(texts: string[]): Promise<number[][]> {
     const vectors = await pool.embedTexts({ modelDir, maxTokens: manifest.maxSequenceLength, texts });
     if (vectors.length !== texts.length * manifest.dimensions) {
-      throw new Error(
-        `model in ${modelDir} returned ${vectors.length / texts.length} dimensions, its manifest says ${manifest.dimensions}`,
-      );
+      throw new Error(`model in ${modelDir} returned ${vectors.length / texts.length} dimensions, its manifest says ${manifest.dimensions}`);
     }
     return texts.map((_, row) => Array.from(vectors.subarray(row * manifest.dimensions, (row + 1) * manifest.dimensions)));
   }

@@ -41,7 +41,14 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
     // Documents of similar length share a task so that little of each batch is padding.
     const order = documents.map((_, index) => index).sort((a, b) => documents[a]!.length - documents[b]!.length);
     const batches = chunk(order, documentsPerTask);
-    const results = await Promise.all(batches.map((indices) => scoreTask(query, indices.map((index) => documents[index]!))));
+    const results = await Promise.all(
+      batches.map((indices) =>
+        scoreTask(
+          query,
+          indices.map((index) => documents[index]!),
+        ),
+      ),
+    );
     const scores = new Array<number>(documents.length);
     for (const [batch, indices] of batches.entries()) for (const [row, index] of indices.entries()) scores[index] = results[batch]![row]!;
     return scores;
@@ -60,6 +67,13 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
 }
 
 async function missingFiles(modelDir: string): Promise<string[]> {
-  const present = await Promise.all(MODEL_FILES.map((name) => access(join(modelDir, name)).then(() => true, () => false)));
+  const present = await Promise.all(
+    MODEL_FILES.map((name) =>
+      access(join(modelDir, name)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   return MODEL_FILES.filter((_, index) => !present[index]);
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { chunk } from "./chunk.ts";
 import type { EmbeddingProvider } from "./embedder.ts";
 import { l2Normalize } from "./l2-normalize.ts";
-import { retryWithBackoff, type BackoffPolicy } from "./retry-with-backoff.ts";
+import { type BackoffPolicy, retryWithBackoff } from "./retry-with-backoff.ts";
 
 export interface OpenAiCompatibleOptions {
   /** Up to the version segment, e.g. http://127.0.0.1:1234/v1; `/embeddings` is appended. */
@@ -86,10 +86,7 @@ export function createOpenAiCompatibleEmbeddingProvider(options: OpenAiCompatibl
       const embedding = byIndex.get(index);
       if (embedding === undefined) throw new EmbeddingRequestError(`${url} sent no embedding for input ${index}`, false);
       if (embedding.length !== options.dimensions) {
-        throw new EmbeddingRequestError(
-          `${url} (model ${options.model}) returned ${embedding.length} dimensions, ${options.dimensions} are required`,
-          false,
-        );
+        throw new EmbeddingRequestError(`${url} (model ${options.model}) returned ${embedding.length} dimensions, ${options.dimensions} are required`, false);
       }
       return l2Normalize(embedding);
     });

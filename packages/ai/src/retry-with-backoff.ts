@@ -9,11 +9,7 @@ export interface BackoffPolicy {
  * Runs `operation` until it succeeds, a failure is not transient, or the attempts run out. Waits
  * grow exponentially and are jittered so that clients failing together do not retry together.
  */
-export async function retryWithBackoff<T>(
-  operation: () => Promise<T>,
-  isTransient: (error: unknown) => boolean,
-  policy: BackoffPolicy,
-): Promise<T> {
+export async function retryWithBackoff<T>(operation: () => Promise<T>, isTransient: (error: unknown) => boolean, policy: BackoffPolicy): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation();

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { z } from "zod";
-import { startFakeLlmServer, type FakeLlmReply, type FakeLlmRequest } from "../../../test/support/llm-server.ts";
-import { costOf, createLlm, LlmOutputError, LlmStallError, LlmUnavailableError, renderPrompt, type LlmSettings } from "../src/index.ts";
+import { type FakeLlmReply, type FakeLlmRequest, startFakeLlmServer } from "../../../test/support/llm-server.ts";
+import { costOf, createLlm, LlmOutputError, type LlmSettings, LlmStallError, LlmUnavailableError, renderPrompt } from "../src/index.ts";
 
 const API_KEY = "sk-test-key-that-must-never-leak";
 const Profiles = z.object({ profiles: z.array(z.object({ content: z.string().min(1), time_to_live: z.enum(["one_day", "infinity"]) })) });
@@ -206,7 +206,11 @@ describe("failures that are not retried", () => {
       "openai",
       { status: 429, error: { type: "insufficient_quota", code: "insufficient_quota", message: "You exceeded your current quota" } },
     ],
-    ["Anthropic's 400 about the credit balance", "anthropic", { status: 400, error: { type: "invalid_request_error", message: "Your credit balance is too low" } }],
+    [
+      "Anthropic's 400 about the credit balance",
+      "anthropic",
+      { status: 400, error: { type: "invalid_request_error", message: "Your credit balance is too low" } },
+    ],
   ];
   for (const [what, kind, planned] of billing) {
     test(`${what}: a billing stall after one request`, async () => {

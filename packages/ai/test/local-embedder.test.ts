@@ -19,11 +19,7 @@ describe("local embedder (all-MiniLM-L6-v2 int8 on onnxruntime)", () => {
   });
 
   test("places texts by meaning", async () => {
-    const [puppies, dogs, revenue] = await embedder.embedDocuments([
-      "I adore puppies",
-      "dogs are my favourite animal",
-      "quarterly revenue fell",
-    ]);
+    const [puppies, dogs, revenue] = await embedder.embedDocuments(["I adore puppies", "dogs are my favourite animal", "quarterly revenue fell"]);
     expect(dot(puppies!, dogs!)).toBeGreaterThan(dot(puppies!, revenue!) + 0.3);
   });
 

@@ -5,11 +5,15 @@ import { availableParallelism } from "node:os";
 import { createEmbedder } from "../src/index.ts";
 import { MODEL_DIR } from "./model-dir.ts";
 
-const words = ("the a quick small old new river city team report market price dog cat child teacher " +
-  "walks reads builds finds sells loves watches near under after before quietly again today").split(" ");
+const words = (
+  "the a quick small old new river city team report market price dog cat child teacher " +
+  "walks reads builds finds sells loves watches near under after before quietly again today"
+).split(" ");
 /** Deterministic pseudo-sentences, so runs compare; distinct, so nothing is served from a cache. */
 function sentence(seed: number): string {
-  return Array.from({ length: 10 }, (_, i) => words[(seed * 7919 + i * 104_729 + seed * i * 31) % words.length]).join(" ").concat(` ${seed}.`);
+  return Array.from({ length: 10 }, (_, i) => words[(seed * 7919 + i * 104_729 + seed * i * 31) % words.length])
+    .join(" ")
+    .concat(` ${seed}.`);
 }
 
 const poolSize = 2;

@@ -21,9 +21,7 @@ describe("OpenAI-compatible embedder against a local HTTP server", () => {
     const texts = ["first text", "second text", "third text"];
     const vectors = await embedder.embedDocuments(texts);
 
-    expect(server.requests).toEqual([
-      { authorization: "Bearer sk-test", body: { model: "test-embedder", input: texts, dimensions: 384 } },
-    ]);
+    expect(server.requests).toEqual([{ authorization: "Bearer sk-test", body: { model: "test-embedder", input: texts, dimensions: 384 } }]);
     vectors.forEach((vector, i) => {
       expect(norm(vector)).toBeCloseTo(1, 10);
       const expected = vectorFor(texts[i]!, 384);

@@ -62,7 +62,16 @@ export async function clusterEmbeddings(run: RunTask, threads: number, input: Cl
     const blockRows = Math.ceil(rows / threads);
     await Promise.all(
       Array.from({ length: Math.ceil(rows / blockRows) }, (_, block) =>
-        run(hashRowsFile, { vectors, dims, firstRow: block * blockRows, endRow: Math.min(rows, (block + 1) * blockRows), bitsPerTable, tables, seed: SEED, codes }),
+        run(hashRowsFile, {
+          vectors,
+          dims,
+          firstRow: block * blockRows,
+          endRow: Math.min(rows, (block + 1) * blockRows),
+          bitsPerTable,
+          tables,
+          seed: SEED,
+          codes,
+        }),
       ),
     );
   }

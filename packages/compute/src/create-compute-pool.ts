@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
-import { clusterEmbeddings, type ClusterEmbeddingsInput } from "./cluster-embeddings.ts";
+import { type ClusterEmbeddingsInput, clusterEmbeddings } from "./cluster-embeddings.ts";
 import type { EmbedTextsInput, EmbedTextsOutput } from "./embed-texts-task.ts";
 import type { ScorePairsInput, ScorePairsOutput } from "./score-pairs-task.ts";
 

@@ -54,9 +54,7 @@ describe("clusterEmbeddings on the pool", () => {
 
   test("threshold 0 joins every pair whose average is not negative; threshold 1 only identical rows", async () => {
     const vectors = new Float32Array([1, 0, 0, 1, 1, 0, -1, 0]);
-    expect([...(await pool.clusterEmbeddings({ vectors, dims: 2, threshold: 0, minClusterSize: 2 }))]).toEqual([
-      ...averageLinkageExact(vectors, 2, 0, 2),
-    ]);
+    expect([...(await pool.clusterEmbeddings({ vectors, dims: 2, threshold: 0, minClusterSize: 2 }))]).toEqual([...averageLinkageExact(vectors, 2, 0, 2)]);
     expect([...(await pool.clusterEmbeddings({ vectors, dims: 2, threshold: 1, minClusterSize: 2 }))]).toEqual([0, -1, 0, -1]);
   });
 

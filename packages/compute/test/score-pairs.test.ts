@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { TINY_CROSS_ENCODER_DIR } from "../../../test/support/tiny-cross-encoder.ts";
 import { encodePairs } from "../src/cross-encoder/encode-pairs.mjs";
 import { createComputePool } from "../src/index.ts";
-import { TINY_CROSS_ENCODER_DIR } from "../../../test/support/tiny-cross-encoder.ts";
 
 const tokenizer = new Tokenizer(JSON.parse(await readFile(join(TINY_CROSS_ENCODER_DIR, "tokenizer.json"), "utf8")), {});
 const pool = createComputePool({ threads: 2 });

@@ -9,7 +9,9 @@ const Fraction = z.number().min(0).max(1);
  */
 const Prompt = z.string().nullable().default(null);
 /** The text of a prompt in force, as get_config shows it (clients of the peer service require text). */
-const EffectivePrompt = z.string().describe("The prompt in force: the project's own, else the built-in one (saving the built-in text back keeps following the built-in)");
+const EffectivePrompt = z
+  .string()
+  .describe("The prompt in force: the project's own, else the built-in one (saving the built-in text back keeps following the built-in)");
 
 /**
  * A field of the peer service's configuration this service has no use for. Its clients send it as
@@ -63,7 +65,19 @@ export const AgentSuccessConfig = z
 
 const PER_PROJECT_CREDENTIALS = "the LLM provider and its key are the deployment's (LLM_PROVIDER, LLM_API_KEY), not a project's";
 /** The provider credentials of the peer service's api key config (its clients send them all, null when unset). */
-const PEER_PROVIDER_KEYS = ["custom_endpoint", "openai", "anthropic", "openrouter", "gemini", "minimax", "deepseek", "dashscope", "zai", "moonshot", "xai"] as const;
+const PEER_PROVIDER_KEYS = [
+  "custom_endpoint",
+  "openai",
+  "anthropic",
+  "openrouter",
+  "gemini",
+  "minimax",
+  "deepseek",
+  "dashscope",
+  "zai",
+  "moonshot",
+  "xai",
+] as const;
 
 export const ApiKeyConfig = z
   .object({
@@ -203,15 +217,32 @@ const OLD_LISTS = [
 const peerFields = {
   batch_size: z.number().int().min(1).max(1000).optional().describe("window_size under the name of reflexio-ai 0.2.8; window_size wins when both are sent"),
   batch_interval: z.number().int().min(1).max(1000).optional().describe("stride_size under the name of reflexio-ai 0.2.8; stride_size wins when both are sent"),
-  profile_extractor_configs: z.array(ProfileExtractorConfig).max(1, ONE_EXTRACTOR).optional().describe("profile_extractor_config as a one-entry list (reflexio-ai 0.2.8); the single field wins"),
-  user_playbook_extractor_configs: z.array(UserPlaybookExtractorConfig).max(1, ONE_EXTRACTOR).optional().describe("user_playbook_extractor_config as a one-entry list (reflexio-ai 0.2.8); the single field wins"),
-  agent_success_configs: z.array(AgentSuccessConfig).max(1, ONE_EXTRACTOR).optional().describe("agent_success_config as a one-entry list (reflexio-ai 0.2.8); the single field wins"),
+  profile_extractor_configs: z
+    .array(ProfileExtractorConfig)
+    .max(1, ONE_EXTRACTOR)
+    .optional()
+    .describe("profile_extractor_config as a one-entry list (reflexio-ai 0.2.8); the single field wins"),
+  user_playbook_extractor_configs: z
+    .array(UserPlaybookExtractorConfig)
+    .max(1, ONE_EXTRACTOR)
+    .optional()
+    .describe("user_playbook_extractor_config as a one-entry list (reflexio-ai 0.2.8); the single field wins"),
+  agent_success_configs: z
+    .array(AgentSuccessConfig)
+    .max(1, ONE_EXTRACTOR)
+    .optional()
+    .describe("agent_success_config as a one-entry list (reflexio-ai 0.2.8); the single field wins"),
   retrieval_experiment_config: z
     .object({ experiment_id: z.string().min(1), holdout_percentage: z.number().gt(0).lt(100) })
     .strict()
     .optional()
-    .describe("The active retrieval experiment as the peer service's clients describe it (holdout_percentage = 100 × (1 − arm_split)); lifecycle-owned: a change is a 409"),
-  retrieval_experiment_history: z.array(z.unknown()).optional().describe("Lifecycle-owned and not kept by this service: only an empty list is accepted (anything else is a 409)"),
+    .describe(
+      "The active retrieval experiment as the peer service's clients describe it (holdout_percentage = 100 × (1 − arm_split)); lifecycle-owned: a change is a 409",
+    ),
+  retrieval_experiment_history: z
+    .array(z.unknown())
+    .optional()
+    .describe("Lifecycle-owned and not kept by this service: only an empty list is accepted (anything else is a 409)"),
 };
 type PeerFields = { [K in keyof typeof peerFields]?: unknown };
 type RenamedPeerField = "batch_size" | "batch_interval" | "profile_extractor_configs" | "user_playbook_extractor_configs" | "agent_success_configs";
@@ -222,7 +253,14 @@ type RenamedPeerField = "batch_size" | "batch_interval" | "profile_extractor_con
  * experiment fields stay, for the lifecycle's check.
  */
 function withoutPeerFields<T extends PeerFields>(request: T): Omit<T, RenamedPeerField> {
-  const { batch_size: _1, batch_interval: _2, profile_extractor_configs: _3, user_playbook_extractor_configs: _4, agent_success_configs: _5, ...rest } = request;
+  const {
+    batch_size: _1,
+    batch_interval: _2,
+    profile_extractor_configs: _3,
+    user_playbook_extractor_configs: _4,
+    agent_success_configs: _5,
+    ...rest
+  } = request;
   return rest;
 }
 
@@ -308,7 +346,10 @@ export const ConfigResponse = z.object({
 export const SetConfigResponse = z.object({ success: z.boolean(), message: z.string() });
 export const UpdateConfigResponse = z.object({ success: z.boolean(), msg: z.string() });
 
-export const InvalidateCacheRequest = z.object({ org_id: z.string().min(1).optional() }).strict().optional();
+export const InvalidateCacheRequest = z
+  .object({ org_id: z.string().min(1).optional() })
+  .strict()
+  .optional();
 export const InvalidateCacheResponse = z.object({ invalidated: z.boolean(), org_id: z.string() });
 
 export const STORAGE_TYPES = ["postgres", "pglite"] as const;

@@ -16,8 +16,10 @@ export const ERROR_TABLE = {
   embedding_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   llm_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   reranker_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  capacity_deadline_exceeded: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   search_deadline: { status: 504, trpc: "TIMEOUT" },
   backstop_timeout: { status: 504, trpc: "TIMEOUT" },
+  admission_timeout: { status: 504, trpc: "TIMEOUT" },
 } as const satisfies Record<string, { status: number; trpc: string }>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
@@ -68,8 +70,12 @@ export function formatLoc(loc: (string | number)[]): string {
 export function errorBody(error: AppError): Record<string, unknown> {
   const { issues, ...extra } = error.details as { issues?: FieldIssue[] };
   if (issues) return { error: error.code, message: error.message, detail: issues };
+  // The contract gives a publish refused at admission a detail object (reason, request_id).
+  if (PUBLISH_ADMISSION_CODES.has(error.code)) return { error: error.code, message: error.message, detail: { message: error.message, ...extra }, ...extra };
   return { error: error.code, detail: error.message, ...extra };
 }
+
+const PUBLISH_ADMISSION_CODES: ReadonlySet<ErrorCode> = new Set(["capacity_deadline_exceeded", "admission_timeout"]);
 
 /**
  * A failure of an infrastructure part (storage, the embedding model, the LLM provider, the reranker)
@@ -78,6 +84,10 @@ export function errorBody(error: AppError): Record<string, unknown> {
  */
 interface InfrastructureError extends Error {
   errorCode: ErrorCode;
+  /** Why, in a word the contract or the operator can act on (storage: connection, read_only, disk_full, timeout...). */
+  reason?: string;
+  /** Body fields the contract names for this error (a publish's request_id). */
+  details?: Record<string, unknown>;
 }
 
 const PUBLIC_MESSAGES: Partial<Record<ErrorCode, string>> = {
@@ -97,7 +107,9 @@ export function toAppError(error: unknown, correlationId: string): { appError: A
   if (error instanceof AppError) return { appError: error };
   if (isInfrastructureError(error)) {
     const message = PUBLIC_MESSAGES[error.errorCode] ?? error.message;
-    return { appError: new AppError(error.errorCode, message, { component: error.errorCode.replace(/_unavailable$/, ""), correlation_id: correlationId }) };
+    const component = error.errorCode.endsWith("_unavailable") ? { component: error.errorCode.replace(/_unavailable$/, "") } : {};
+    const reason = typeof error.reason === "string" ? { reason: error.reason } : {};
+    return { appError: new AppError(error.errorCode, message, { ...component, ...reason, ...error.details, correlation_id: correlationId }) };
   }
   return { appError: new AppError("internal_error", "internal server error", { correlation_id: correlationId }), unexpected: error };
 }

@@ -21,7 +21,9 @@ export const RerunProfileGenerationRequest = z
 export type RerunProfileGenerationRequest = z.infer<typeof RerunProfileGenerationRequest>;
 
 /** The run a rerun started, as the peer service's clients identify it when they wait. */
-const OperationId = z.string().describe("The generation run's id: GET /api/get_operation_status?service_name=… reports it as operation_status.request_params.operation_id");
+const OperationId = z
+  .string()
+  .describe("The generation run's id: GET /api/get_operation_status?service_name=… reports it as operation_status.request_params.operation_id");
 
 export const RerunProfileGenerationResponse = z.object({
   success: z.boolean(),

@@ -2,12 +2,13 @@ import { z } from "zod";
 
 /** The contract's longest wait for learning when a publisher asks to wait (admission included). */
 export const PUBLISH_WAIT_MS = 240_000;
+
 import { END_AFTER_START_RULE, END_BEFORE_START, endAfterStart, SearchMode, Source, Threshold, TimeRange, UnixSeconds, UserId } from "./common.ts";
 
 export const ROLES = ["User", "Agent", "System"] as const;
 /** Any letter case on the wire ('agent' → 'Agent'). */
 const Role = z.preprocess(
-  (value) => (typeof value === "string" ? ROLES.find((role) => role.toLowerCase() === value.toLowerCase()) ?? value : value),
+  (value) => (typeof value === "string" ? (ROLES.find((role) => role.toLowerCase() === value.toLowerCase()) ?? value) : value),
   z.enum(ROLES),
 );
 
@@ -31,7 +32,9 @@ export const ToolUsed = z.object({
   status: z
     .unknown()
     .optional()
-    .transform((value) => (value === undefined || value === null ? null : (typeof value === "string" ? value : JSON.stringify(value)).slice(0, TOOL_STATUS_MAX))),
+    .transform((value) =>
+      value === undefined || value === null ? null : (typeof value === "string" ? value : JSON.stringify(value)).slice(0, TOOL_STATUS_MAX),
+    ),
 });
 
 /** Learning ids are text; agent and user playbook ids arrive as numbers too. */
@@ -96,7 +99,10 @@ export const PublishInteractionRequest = z
   .looseObject({
     user_id: UserId,
     interaction_data_list: z.array(InteractionItem).min(1, "interaction_data_list must hold at least one interaction"),
-    session_id: z.string().max(255).refine((value) => value.trim() !== "", "session_id must not be empty or blank"),
+    session_id: z
+      .string()
+      .max(255)
+      .refine((value) => value.trim() !== "", "session_id must not be empty or blank"),
     source: Source.default(""),
     agent_version: z.string().min(1).max(255).default("agent-v0"),
     skip_aggregation: z.boolean().default(false),
@@ -115,7 +121,9 @@ export const PublishInteractionRequest = z
       .string()
       .max(255)
       .optional()
-      .describe("Sent by clients of the peer service (null there, meaning omitted). The service mints every request id, so a value is discarded with a warning"),
+      .describe(
+        "Sent by clients of the peer service (null there, meaning omitted). The service mints every request id, so a value is discarded with a warning",
+      ),
   })
   .superRefine((request, ctx) => {
     if (request.interaction_data_list.every(isEmptyInteraction)) {
@@ -124,7 +132,11 @@ export const PublishInteractionRequest = z
       }
     }
     if (request.evaluation_only && request.force_extraction) {
-      ctx.addIssue({ code: "custom", path: ["force_extraction"], message: "cannot be combined with evaluation_only (evaluation-only requests are never extracted)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["force_extraction"],
+        message: "cannot be combined with evaluation_only (evaluation-only requests are never extracted)",
+      });
     }
     if (!request.retrieval_experiment_id !== !request.retrieval_experiment_arm) {
       const missing = request.retrieval_experiment_id ? "retrieval_experiment_arm" : "retrieval_experiment_id";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
-  END_AFTER_START_RULE, END_BEFORE_START,
+  END_AFTER_START_RULE,
+  END_BEFORE_START,
   endAfterStart,
   PlaybookStatus,
   PlaybookStatusOnWire,
@@ -28,8 +29,7 @@ const BoundedId = z.string().max(255);
 const UserIdFilter = z.string().max(255);
 
 /** A playbook must say when it applies or what to do: at least one of trigger and content. */
-export const hasContentOrTrigger = (playbook: { content: string; trigger: string }) =>
-  playbook.content.trim() !== "" || playbook.trigger.trim() !== "";
+export const hasContentOrTrigger = (playbook: { content: string; trigger: string }) => playbook.content.trim() !== "" || playbook.trigger.trim() !== "";
 export const CONTENT_OR_TRIGGER_MESSAGE = "give content or trigger: at least one must be non-empty";
 const CONTENT_OR_TRIGGER = { message: CONTENT_OR_TRIGGER_MESSAGE, path: ["content"] };
 /** The same rule in JSON Schema, for OpenAPI: a non-blank content or a non-blank trigger. */
@@ -118,7 +118,9 @@ const StructuredDataOnAdd = z
 
 /** The names of structured_data's fields that carried a value and were ignored. */
 const ignoredStructuredFields = (entry: { structured_data?: Record<string, unknown> | null }) =>
-  Object.entries(entry.structured_data ?? {}).flatMap(([key, value]) => (key === "trigger" || key === "rationale" || value === null ? [] : [`structured_data.${key}`]));
+  Object.entries(entry.structured_data ?? {}).flatMap(([key, value]) =>
+    key === "trigger" || key === "rationale" || value === null ? [] : [`structured_data.${key}`],
+  );
 
 const NewPlaybookFields = {
   agent_version: AgentVersion.default(DEFAULT_AGENT_VERSION),
@@ -177,7 +179,9 @@ function withIgnoredFieldWarnings<T extends { structured_data?: Record<string, u
   };
 }
 
-const WARNINGS = z.array(z.string()).describe("Fields of the entries that were ignored: read-only ones (ids, timestamps) and unknown ones, each that carried a value");
+const WARNINGS = z
+  .array(z.string())
+  .describe("Fields of the entries that were ignored: read-only ones (ids, timestamps) and unknown ones, each that carried a value");
 
 export const AddUserPlaybookRequest = z
   .object({

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { type IgnoredFieldRules, ignoredFieldWarnings, knownFieldsOf, readOnlyFields } from "./ignored-fields.ts";
 import {
   END_AFTER_START_RULE,
   END_BEFORE_START,
@@ -14,6 +13,7 @@ import {
   TimeRange,
   UserId,
 } from "./common.ts";
+import { type IgnoredFieldRules, ignoredFieldWarnings, knownFieldsOf, readOnlyFields } from "./ignored-fields.ts";
 
 export const PROFILE_TIME_TO_LIVE = ["one_day", "one_week", "one_month", "one_quarter", "one_year", "infinity"] as const;
 export const ProfileTimeToLive = z.enum(PROFILE_TIME_TO_LIVE);
@@ -111,7 +111,16 @@ export const ProfilesResponse = z.object({
 
 /** Query parameters arrive as strings; numbers are coerced and status_filter may be comma-separated. */
 const csv = <S extends z.ZodType>(schema: S) =>
-  z.preprocess((value) => (typeof value === "string" ? value.split(",").map((part) => part.trim()).filter(Boolean) : value), schema);
+  z.preprocess(
+    (value) =>
+      typeof value === "string"
+        ? value
+            .split(",")
+            .map((part) => part.trim())
+            .filter(Boolean)
+        : value,
+    schema,
+  );
 const queryInt = z.coerce.number().int();
 
 export const DATE_FIELDS = ["last_modified_timestamp", "created_at"] as const;
@@ -218,4 +227,3 @@ export const StorageStatsResponse = z.object({
   newest_profile_modified: z.string().nullable(),
   msg: z.string(),
 });
-

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { SearchMode, Source, Tags, Threshold } from "./common.ts";
 import { AgentPlaybook, PlaybookStatusFilter, UserPlaybook } from "./playbooks.ts";
 import { Profile } from "./profiles.ts";
-import { SearchMode, Source, Tags, Threshold } from "./common.ts";
 
 export const ENTITY_TYPES = ["profiles", "user_playbooks", "agent_playbooks"] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
@@ -26,7 +26,10 @@ export const UnifiedSearchRequest = z.object({
   session_id: BoundedId.optional(),
   interaction_id: z.number().int().min(1).optional(),
   tags: Tags.optional(),
-  entity_types: z.array(z.enum(ENTITY_TYPES)).min(1, "entity_types must name at least one entity type").default([...ENTITY_TYPES]),
+  entity_types: z
+    .array(z.enum(ENTITY_TYPES))
+    .min(1, "entity_types must name at least one entity type")
+    .default([...ENTITY_TYPES]),
   agent_playbook_status_filter: PlaybookStatusFilter.optional(),
   enable_reformulation: z.boolean().default(false),
   // Accepted for compatibility; no backend of this server can answer, so it is ignored.

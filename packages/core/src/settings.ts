@@ -1,6 +1,6 @@
 import type { LlmSettings } from "@als/ai";
-import { z } from "zod";
 import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
+import { z } from "zod";
 import { DEFAULT_LEARNING_CONCURRENCY, DEFAULT_PUBLISH_ADMISSION, type LearningSettings, type PublishAdmissionSettings, type SearchSettings } from "./deps.ts";
 
 const optionalText = z
@@ -45,7 +45,11 @@ const Environment = z.object({
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
   SERVICE_BACKSTOP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** The largest request body accepted; a larger one answers 413. */
-  SERVICE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  SERVICE_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   /** GET /health's storage probe answers 503 (reason timeout) past this. */
   SERVICE_HEALTH_TIMEOUT_MS: z.coerce.number().int().min(100).default(2_000),
   /** Publish transactions one process runs at once; more publishes wait for a slot (see SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS). */
@@ -99,9 +103,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
           } as const)
         : ({ kind: "local", modelDir: e.EMBEDDING_MODEL_DIR, ...(e.EMBEDDING_POOL_SIZE && { poolSize: e.EMBEDDING_POOL_SIZE }) } as const),
     rerank: { modelDir: e.RERANK_MODEL_DIR },
-    temporal: e.TEMPORAL_ADDRESS
-      ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE }
-      : undefined,
+    temporal: e.TEMPORAL_ADDRESS ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE } : undefined,
     vectorIndex: e.QDRANT_URL ? { url: e.QDRANT_URL, ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }) } : undefined,
     logLevel: e.LOG_LEVEL,
     backstopMs: e.SERVICE_BACKSTOP_TIMEOUT_MS,

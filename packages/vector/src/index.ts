@@ -12,7 +12,8 @@
  * state and removes what it pushed; since it reads the rows again, re-pushing is harmless, and the
  * whole index can be rebuilt by noting every row.
  */
-export * from "./vector-index.ts";
+
 export * from "./collections.ts";
 export { PgVectorIndex } from "./pgvector/pg-vector-index.ts";
-export { QdrantVectorIndex, type QdrantSettings } from "./qdrant/qdrant-vector-index.ts";
+export { type QdrantSettings, QdrantVectorIndex } from "./qdrant/qdrant-vector-index.ts";
+export * from "./vector-index.ts";

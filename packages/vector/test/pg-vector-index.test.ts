@@ -1,4 +1,4 @@
-import { profiles, type ProfileStatus } from "@als/db";
+import { type ProfileStatus, profiles } from "@als/db";
 import { freshDatabase, testMode } from "../../../test/support/database.ts";
 import { PgVectorIndex, type VectorPoint } from "../src/index.ts";
 import { vectorIndexContract } from "./vector-index.contract.ts";

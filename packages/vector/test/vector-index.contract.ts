@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
 import type { Scope } from "@als/db";
 import type { Condition, PointRef, VectorIndex, VectorPoint } from "../src/index.ts";
 
@@ -32,7 +32,9 @@ const QUERY = Array.from({ length: DIMENSIONS }, (_, axis) => (axis === 0 ? 1 : 
 const idOf = (rank: number) => `p${String(rank).padStart(2, "0")}`;
 const ids = (ranks: number[]) => ranks.map(idOf);
 const ranksWhere = (keep: (rank: number) => boolean, count: number) =>
-  Array.from({ length: POINTS }, (_, rank) => rank).filter(keep).slice(0, count);
+  Array.from({ length: POINTS }, (_, rank) => rank)
+    .filter(keep)
+    .slice(0, count);
 
 const STATUSES = ["ARCHIVED", "CURRENT", "PENDING"];
 const TAGS = [["alpha"], ["beta", "gamma"], [], []];
@@ -62,8 +64,7 @@ function pointAt(scope: Scope, rank: number, overrides: Partial<VectorPoint["pay
  */
 export function vectorIndexContract(name: string, open: () => Promise<ContractSubject>, skipReason?: string) {
   const skipped = skipReason !== undefined;
-  const contractTest = (title: string, body: () => Promise<void>) =>
-    test.skipIf(skipped)(skipped ? `${title} (skipped: ${skipReason})` : title, body);
+  const contractTest = (title: string, body: () => Promise<void>) => test.skipIf(skipped)(skipped ? `${title} (skipped: ${skipReason})` : title, body);
 
   describe(`${name} (VectorIndex contract)`, () => {
     const org = `contract-${randomUUID()}`;

@@ -7,7 +7,11 @@ export function translateError(error: unknown, correlationId: string, log: Logge
   if (unexpected !== undefined) {
     log.error("unhandled error", { correlationId, error: unexpected instanceof Error ? (unexpected.stack ?? unexpected.message) : String(unexpected) });
   } else if (appError !== error) {
-    log.error(appError.code, { correlationId, error: error instanceof Error ? error.message : String(error), ...(error instanceof Error && error.cause !== undefined && { cause: String(error.cause) }) });
+    log.error(appError.code, {
+      correlationId,
+      error: error instanceof Error ? error.message : String(error),
+      ...(error instanceof Error && error.cause !== undefined && { cause: String(error.cause) }),
+    });
   }
   return appError;
 }

@@ -1,3 +1,5 @@
+import type { Endpoint, Endpoints } from "@als/contract";
+import type { Route } from "../implement.ts";
 import { adminRoutes } from "./admin/index.ts";
 import { agentPlaybooksRoutes } from "./agent-playbooks/index.ts";
 import { aggregationRoutes } from "./aggregation/index.ts";
@@ -12,8 +14,6 @@ import { searchRoutes } from "./search/index.ts";
 import { serviceRoutes } from "./service/index.ts";
 import { userPlaybooksRoutes } from "./user-playbooks/index.ts";
 import { usersRoutes } from "./users/index.ts";
-import type { Endpoint, Endpoints } from "@als/contract";
-import type { Route } from "../implement.ts";
 
 /** The implementation of every declared endpoint; the type makes a missing or mismatched one a compile error. */
 export const routes = {

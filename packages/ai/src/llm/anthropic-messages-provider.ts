@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { costOf } from "./llm-prices.ts";
-import { postJson, withLlmRetries, type LlmHttpOptions } from "./llm-http.ts";
 import type { Llm, LlmObjectRequest, LlmTextRequest, LlmUsage } from "./llm.ts";
+import { type LlmHttpOptions, postJson, withLlmRetries } from "./llm-http.ts";
+import { costOf } from "./llm-prices.ts";
 import { asOutputError, jsonSchemaOf, validated } from "./structured-output.ts";
 
 interface MessagesReply {
@@ -43,14 +43,23 @@ export class AnthropicMessagesProvider implements Llm {
   }
 
   async generateText(request: LlmTextRequest): Promise<{ text: string; usage: LlmUsage }> {
-    const reply = await withLlmRetries(() => this.post({ system: request.system, messages: [{ role: "user", content: request.user }] }, request.signal), this.http);
+    const reply = await withLlmRetries(
+      () => this.post({ system: request.system, messages: [{ role: "user", content: request.user }] }, request.signal),
+      this.http,
+    );
     const text = (reply.content ?? []).flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
     return { text, usage: this.usageOf(reply) };
   }
 
   private async post(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<MessagesReply> {
     const headers = { "x-api-key": this.apiKey, "anthropic-version": ANTHROPIC_VERSION };
-    return (await postJson(`${this.baseUrl}/messages`, headers, { model: this.model, max_tokens: MAX_TOKENS, temperature: 0, ...body }, this.http.timeoutMs, signal)) as MessagesReply;
+    return (await postJson(
+      `${this.baseUrl}/messages`,
+      headers,
+      { model: this.model, max_tokens: MAX_TOKENS, temperature: 0, ...body },
+      this.http.timeoutMs,
+      signal,
+    )) as MessagesReply;
   }
 
   private usageOf(reply: MessagesReply | undefined): LlmUsage {

@@ -33,13 +33,7 @@ interface ProviderErrorBody {
  * the status and the provider's error code or type only: never the key, the prompt or the
  * provider's free text, which may echo either.
  */
-export async function postJson(
-  url: string,
-  headers: Record<string, string>,
-  body: unknown,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<unknown> {
+export async function postJson(url: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
   const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
   let text: string;

@@ -1,7 +1,7 @@
 import type { z } from "zod";
+import { type Llm, type LlmObjectRequest, type LlmTextRequest, LlmUnavailableError, type LlmUsage } from "./llm.ts";
+import { type LlmHttpOptions, postJson, withLlmRetries } from "./llm-http.ts";
 import { costOf } from "./llm-prices.ts";
-import { postJson, withLlmRetries, type LlmHttpOptions } from "./llm-http.ts";
-import { LlmUnavailableError, type Llm, type LlmObjectRequest, type LlmTextRequest, type LlmUsage } from "./llm.ts";
 import { asOutputError, jsonSchemaOf, parseJsonReply, validated } from "./structured-output.ts";
 
 interface ChatCompletion {
@@ -33,7 +33,8 @@ export class OpenAiChatProvider implements Llm {
     try {
       const value = await withLlmRetries(async () => {
         const completion = await this.complete(request, schema).catch(async (error: unknown) => {
-          if (this.provider !== "openai-compatible" || this.jsonSchemaRefused || !(error instanceof LlmUnavailableError) || !error.message.includes(" 400 ")) throw error;
+          if (this.provider !== "openai-compatible" || this.jsonSchemaRefused || !(error instanceof LlmUnavailableError) || !error.message.includes(" 400 "))
+            throw error;
           this.jsonSchemaRefused = true;
           return this.complete(request, schema);
         });

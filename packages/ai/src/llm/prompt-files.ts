@@ -32,7 +32,9 @@ function load(name: string, version: number): { system: string; user: string } {
 }
 
 function latestVersion(name: string): number {
-  const versions = readdirSync(`${PROMPTS_DIR}${name}`).flatMap((file) => /^v(\d+)\.md$/.exec(file)?.[1] ?? []).map(Number);
+  const versions = readdirSync(`${PROMPTS_DIR}${name}`)
+    .flatMap((file) => /^v(\d+)\.md$/.exec(file)?.[1] ?? [])
+    .map(Number);
   if (versions.length === 0) throw new Error(`no versions of prompt ${name}`);
   return Math.max(...versions);
 }

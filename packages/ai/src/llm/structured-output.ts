@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { TransientLlmError } from "./llm-http.ts";
 import { LlmOutputError, LlmUnavailableError } from "./llm.ts";
+import { TransientLlmError } from "./llm-http.ts";
 
 /** The JSON Schema a provider is asked to answer in: what the schema accepts as input. */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {

@@ -76,5 +76,8 @@ export function averageLinkageExact(vectors, dims, threshold, minClusterSize) {
     while (clusterOf[cluster] !== cluster) cluster = /** @type {number} */ (clusterOf[cluster]);
     return cluster;
   };
-  return labelClusters(Int32Array.from({ length: n }, (_, row) => root(row)), minClusterSize);
+  return labelClusters(
+    Int32Array.from({ length: n }, (_, row) => root(row)),
+    minClusterSize,
+  );
 }

@@ -2,8 +2,8 @@
 // Worker-thread task: average-linkage agglomeration over the sparse graph of scored pairs.
 import "./exit-on-pool-close.mjs";
 import { move } from "piscina";
-import { createLinkHeap } from "../clustering/link-heap.mjs";
 import { labelClusters } from "../clustering/label-clusters.mjs";
+import { createLinkHeap } from "../clustering/link-heap.mjs";
 import { dot } from "../clustering/vectors.mjs";
 
 /**
@@ -85,11 +85,14 @@ export default function agglomerate({ vectors, dims, scored, threshold, floor, m
     }
   };
   /** @param {number} l */
-  const allPairs = (l) => /** @type {number} */ (size[/** @type {number} */ (ends[2 * l])]) * /** @type {number} */ (size[/** @type {number} */ (ends[2 * l + 1])]);
+  const allPairs = (l) =>
+    /** @type {number} */ (size[/** @type {number} */ (ends[2 * l])]) * /** @type {number} */ (size[/** @type {number} */ (ends[2 * l + 1])]);
   /** @param {number} l */
   const upperBound = (l) => {
     const pairs = allPairs(l);
-    return (/** @type {number} */ (similaritySum[l]) + (pairs - /** @type {number} */ (scoredPairs[l])) * floor) / pairs;
+    const sum = /** @type {number} */ (similaritySum[l]);
+    const scoredCount = /** @type {number} */ (scoredPairs[l]);
+    return (sum + (pairs - scoredCount) * floor) / pairs;
   };
   for (let l = 0; l < linkCount; l++) push(l);
 

@@ -70,7 +70,10 @@ function meanPoolNormalized(hidden, batch, sequenceLength, dimensions) {
     }
     // Dividing the sum by the token count is skipped: normalizing removes the scale anyway.
     const norm = Math.hypot(...sum) || 1;
-    vectors.set(sum.map((value) => value / norm), row * dimensions);
+    vectors.set(
+      sum.map((value) => value / norm),
+      row * dimensions,
+    );
   });
   return vectors;
 }

@@ -4,8 +4,8 @@
 import "./exit-on-pool-close.mjs";
 import * as ort from "onnxruntime-node";
 import { move } from "piscina";
-import { loadModel } from "./load-model.mjs";
 import { encodePairs } from "../cross-encoder/encode-pairs.mjs";
+import { loadModel } from "./load-model.mjs";
 
 /**
  * @typedef {import("../score-pairs-task.ts").ScorePairsInput} ScorePairsInput

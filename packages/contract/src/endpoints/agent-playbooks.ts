@@ -1,6 +1,16 @@
 import { BulkDeleteResponse, NoInput, SuccessMessageResponse } from "../common.ts";
-import { AddAgentPlaybookRequest, AddAgentPlaybookResponse, AgentPlaybooksResponse, DeleteAgentPlaybookRequest, DeleteAgentPlaybooksByIdsRequest, GetAgentPlaybooksRequest, SearchAgentPlaybooksRequest, UpdateAgentPlaybookRequest, UpdateAgentPlaybookStatusRequest } from "../playbooks.ts";
 import { defineResource } from "../endpoint.ts";
+import {
+  AddAgentPlaybookRequest,
+  AddAgentPlaybookResponse,
+  AgentPlaybooksResponse,
+  DeleteAgentPlaybookRequest,
+  DeleteAgentPlaybooksByIdsRequest,
+  GetAgentPlaybooksRequest,
+  SearchAgentPlaybooksRequest,
+  UpdateAgentPlaybookRequest,
+  UpdateAgentPlaybookStatusRequest,
+} from "../playbooks.ts";
 
 export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
   add: {

@@ -1,4 +1,10 @@
-import { AggregationOperationQuery, AggregationOperationReceipt, RunPlaybookAggregationRequest, RunPlaybookAggregationResponse, StartAggregationOperationRequest } from "../aggregation.ts";
+import {
+  AggregationOperationQuery,
+  AggregationOperationReceipt,
+  RunPlaybookAggregationRequest,
+  RunPlaybookAggregationResponse,
+  StartAggregationOperationRequest,
+} from "../aggregation.ts";
 import { defineResource } from "../endpoint.ts";
 
 export const aggregationEndpoints = defineResource("aggregation", {

@@ -1,6 +1,19 @@
 import { SuccessMessageResponse } from "../common.ts";
-import { ManualPlaybookGenerationRequest, ManualProfileGenerationRequest, OperationStatusQuery, OperationStatusResponse, RerunPlaybookGenerationRequest, RerunPlaybookGenerationResponse, RerunProfileGenerationRequest, RerunProfileGenerationResponse, UpgradeAllProfilesRequest, UpgradeAllProfilesResponse, UpgradeAllUserPlaybooksRequest, UpgradeAllUserPlaybooksResponse } from "../generation.ts";
 import { defineResource } from "../endpoint.ts";
+import {
+  ManualPlaybookGenerationRequest,
+  ManualProfileGenerationRequest,
+  OperationStatusQuery,
+  OperationStatusResponse,
+  RerunPlaybookGenerationRequest,
+  RerunPlaybookGenerationResponse,
+  RerunProfileGenerationRequest,
+  RerunProfileGenerationResponse,
+  UpgradeAllProfilesRequest,
+  UpgradeAllProfilesResponse,
+  UpgradeAllUserPlaybooksRequest,
+  UpgradeAllUserPlaybooksResponse,
+} from "../generation.ts";
 
 export const generationEndpoints = defineResource("generation", {
   rerunProfiles: {

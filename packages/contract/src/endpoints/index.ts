@@ -1,17 +1,17 @@
-import { generationEndpoints } from "./generation.ts";
-import { configEndpoints } from "./config.ts";
-import { serviceEndpoints } from "./service.ts";
 import { adminEndpoints } from "./admin.ts";
-import { profilesEndpoints } from "./profiles.ts";
-import { aggregationEndpoints } from "./aggregation.ts";
-import { searchEndpoints } from "./search.ts";
 import { agentPlaybooksEndpoints } from "./agent-playbooks.ts";
-import { userPlaybooksEndpoints } from "./user-playbooks.ts";
-import { playbooksEndpoints } from "./playbooks.ts";
-import { requestsEndpoints } from "./requests.ts";
+import { aggregationEndpoints } from "./aggregation.ts";
+import { configEndpoints } from "./config.ts";
+import { generationEndpoints } from "./generation.ts";
 import { interactionsEndpoints } from "./interactions.ts";
-import { usersEndpoints } from "./users.ts";
 import { learningEndpoints } from "./learning.ts";
+import { playbooksEndpoints } from "./playbooks.ts";
+import { profilesEndpoints } from "./profiles.ts";
+import { requestsEndpoints } from "./requests.ts";
+import { searchEndpoints } from "./search.ts";
+import { serviceEndpoints } from "./service.ts";
+import { userPlaybooksEndpoints } from "./user-playbooks.ts";
+import { usersEndpoints } from "./users.ts";
 
 /** Every endpoint of the REST contract this service serves, by resource. */
 export const endpoints = {

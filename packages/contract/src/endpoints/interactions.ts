@@ -1,6 +1,20 @@
 import { BulkDeleteResponse, NoInput } from "../common.ts";
-import { DeleteInteractionRequest, DeleteInteractionResponse, FinalizeSessionRequest, FinalizeSessionResponse, GetAllInteractionsQuery, GetInteractionsRequest, InteractionsResponse, LearningStatusQuery, LearningStatusResponse, PUBLISH_WAIT_MS, PublishInteractionRequest, PublishInteractionResponse, SearchInteractionsRequest } from "../interactions.ts";
 import { defineResource } from "../endpoint.ts";
+import {
+  DeleteInteractionRequest,
+  DeleteInteractionResponse,
+  FinalizeSessionRequest,
+  FinalizeSessionResponse,
+  GetAllInteractionsQuery,
+  GetInteractionsRequest,
+  InteractionsResponse,
+  LearningStatusQuery,
+  LearningStatusResponse,
+  PUBLISH_WAIT_MS,
+  PublishInteractionRequest,
+  PublishInteractionResponse,
+  SearchInteractionsRequest,
+} from "../interactions.ts";
 
 export const interactionsEndpoints = defineResource("interactions", {
   publish: {
@@ -12,6 +26,7 @@ export const interactionsEndpoints = defineResource("interactions", {
     // The wait itself is bounded at 240 s; the backstop only catches what goes wrong around it.
     timeoutMs: PUBLISH_WAIT_MS + 10_000,
     output: PublishInteractionResponse,
+    errors: ["admission_timeout", "capacity_deadline_exceeded"],
   },
   finalizeSession: {
     method: "POST",

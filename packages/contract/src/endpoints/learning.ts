@@ -1,6 +1,6 @@
 import { NoInput } from "../common.ts";
-import { MarkNotifiedResponse, StallStateResponse } from "../learning.ts";
 import { defineResource } from "../endpoint.ts";
+import { MarkNotifiedResponse, StallStateResponse } from "../learning.ts";
 
 export const learningEndpoints = defineResource("learning", {
   markStallNotified: {

@@ -1,6 +1,21 @@
 import { BulkDeleteResponse, NoInput } from "../common.ts";
-import { AddUserProfileRequest, AddUserProfileResponse, DeleteProfileRequest, DeleteProfileResponse, DeleteProfilesByIdsRequest, GetAllProfilesQuery, GetProfilesRequest, ProfileChangeLogQuery, ProfileChangeLogResponse, ProfilesResponse, RerankUserProfilesRequest, SearchProfilesRequest, StorageStatsQuery, StorageStatsResponse } from "../profiles.ts";
 import { defineResource } from "../endpoint.ts";
+import {
+  AddUserProfileRequest,
+  AddUserProfileResponse,
+  DeleteProfileRequest,
+  DeleteProfileResponse,
+  DeleteProfilesByIdsRequest,
+  GetAllProfilesQuery,
+  GetProfilesRequest,
+  ProfileChangeLogQuery,
+  ProfileChangeLogResponse,
+  ProfilesResponse,
+  RerankUserProfilesRequest,
+  SearchProfilesRequest,
+  StorageStatsQuery,
+  StorageStatsResponse,
+} from "../profiles.ts";
 
 export const profilesEndpoints = defineResource("profiles", {
   add: {

@@ -1,6 +1,13 @@
 import { BulkDeleteResponse } from "../common.ts";
-import { DeleteRequestRequest, DeleteRequestsByIdsRequest, DeleteSessionRequest, DeletedRequestsResponse, GetRequestsRequest, GetRequestsResponse } from "../interactions.ts";
 import { defineResource } from "../endpoint.ts";
+import {
+  DeletedRequestsResponse,
+  DeleteRequestRequest,
+  DeleteRequestsByIdsRequest,
+  DeleteSessionRequest,
+  GetRequestsRequest,
+  GetRequestsResponse,
+} from "../interactions.ts";
 
 export const requestsEndpoints = defineResource("requests", {
   get: {

@@ -1,5 +1,5 @@
-import { UnifiedSearchRequest, UnifiedSearchResponse } from "../search.ts";
 import { defineResource } from "../endpoint.ts";
+import { UnifiedSearchRequest, UnifiedSearchResponse } from "../search.ts";
 
 export const searchEndpoints = defineResource("search", {
   unified: {

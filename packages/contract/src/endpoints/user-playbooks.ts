@@ -1,7 +1,16 @@
 import { BulkDeleteResponse, NoInput, SuccessMessageResponse } from "../common.ts";
-import { AddUserPlaybookRequest, AddUserPlaybookResponse, DeleteUserPlaybookRequest, DeleteUserPlaybooksByIdsRequest, GetUserPlaybooksRequest, SearchUserPlaybooksRequest, UpdateUserPlaybookRequest, UserPlaybooksResponse } from "../playbooks.ts";
-import { ReviewUserPlaybooksRequest, ReviewUserPlaybooksResponse } from "../review.ts";
 import { defineResource } from "../endpoint.ts";
+import {
+  AddUserPlaybookRequest,
+  AddUserPlaybookResponse,
+  DeleteUserPlaybookRequest,
+  DeleteUserPlaybooksByIdsRequest,
+  GetUserPlaybooksRequest,
+  SearchUserPlaybooksRequest,
+  UpdateUserPlaybookRequest,
+  UserPlaybooksResponse,
+} from "../playbooks.ts";
+import { ReviewUserPlaybooksRequest, ReviewUserPlaybooksResponse } from "../review.ts";
 
 export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
   deleteAll: {

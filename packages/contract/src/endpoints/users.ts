@@ -1,5 +1,5 @@
-import { ClearUserDataRequest, ClearUserDataResponse } from "../interactions.ts";
 import { defineResource } from "../endpoint.ts";
+import { ClearUserDataRequest, ClearUserDataResponse } from "../interactions.ts";
 
 export const usersEndpoints = defineResource("users", {
   clearData: {

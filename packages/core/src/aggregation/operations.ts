@@ -8,7 +8,11 @@ import type { CoreDeps } from "../deps.ts";
  * also after it finished; the same request id with another agent version is a 409; so is a new
  * request id while the agent version has an unfinished operation.
  */
-export async function startAggregationOperation(deps: CoreDeps, scope: Scope, request: { request_id: string; agent_version: string }): Promise<OperationRecord> {
+export async function startAggregationOperation(
+  deps: CoreDeps,
+  scope: Scope,
+  request: { request_id: string; agent_version: string },
+): Promise<OperationRecord> {
   const same = await existingFor(deps, scope, request);
   if (same) return same;
   const created = await aggregation.insertOperation(

@@ -1,4 +1,4 @@
-import { renderPrompt, type Llm, type LlmUsage } from "@als/ai";
+import { type Llm, type LlmUsage, renderPrompt } from "@als/ai";
 import type { AgentPlaybookRecord } from "@als/db";
 import { z } from "zod";
 import type { PlaybookCluster } from "./cluster-playbooks.ts";

@@ -53,9 +53,7 @@ function keepExperiment(stored: ProjectConfig, sent: RetrievalExperiment | null 
   if (sent !== undefined && JSON.stringify(sent) !== JSON.stringify(active)) throw experimentConflict("retrieval_experiment");
   if (peer.config !== undefined) {
     const sameExperiment =
-      active !== null &&
-      peer.config.experiment_id === active.experiment_id &&
-      Math.abs(peer.config.holdout_percentage - 100 * (1 - active.arm_split)) < 1e-9;
+      active !== null && peer.config.experiment_id === active.experiment_id && Math.abs(peer.config.holdout_percentage - 100 * (1 - active.arm_split)) < 1e-9;
     if (!sameExperiment) throw experimentConflict("retrieval_experiment_config");
   }
   if (peer.history !== undefined && peer.history.length > 0) throw experimentConflict("retrieval_experiment_history");

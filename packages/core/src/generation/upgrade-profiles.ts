@@ -23,7 +23,12 @@ export async function upgradeAllProfiles(deps: CoreDeps, scope: Scope, userId?: 
       const moved = await profiles.upgradeProfilesOfUser(tx, scope, user, now);
       // The deleted ARCHIVED profiles left the user's current ones at an earlier upgrade, logged then.
       if (moved.promoted.length > 0) {
-        await profileChangeLog.recordProfileChanges(tx, scope, [{ user_id: user, request_id: null, added_profiles: moved.promoted, removed_profiles: moved.archived }], now);
+        await profileChangeLog.recordProfileChanges(
+          tx,
+          scope,
+          [{ user_id: user, request_id: null, added_profiles: moved.promoted, removed_profiles: moved.archived }],
+          now,
+        );
       }
       return moved;
     });

@@ -1,4 +1,4 @@
-import { userPlaybooks, type Scope } from "@als/db";
+import { type Scope, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import type { UpgradeCounts } from "./upgrade-profiles.ts";
 

@@ -1,5 +1,5 @@
 import { AppError } from "@als/contract";
-import { interactions, learning, profileChangeLog, profiles, requests, userPlaybooks, type DeletedRequests, type Scope } from "@als/db";
+import { type DeletedRequests, interactions, learning, profileChangeLog, profiles, requests, type Scope, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 /**

@@ -1,10 +1,10 @@
-import { AppError, INTERACTION_FIELDS, isEmptyInteraction, PUBLISH_FIELDS, type InteractionItem, type PublishInteractionRequest } from "@als/contract";
-import { interactions, learning, requests, type InteractionInsert, type RequestRecord, type Scope } from "@als/db";
+import { AppError, INTERACTION_FIELDS, type InteractionItem, isEmptyInteraction, PUBLISH_FIELDS, type PublishInteractionRequest } from "@als/contract";
+import { type InteractionInsert, interactions, learning, type RequestRecord, requests, type Scope } from "@als/db";
 import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { assignExperimentArm } from "../search/experiment-assignment.ts";
-import { admitPublish } from "./publish-admission.ts";
 import { exposureReceiptDigest, verifyExposureReceipt } from "../search/exposure-receipts.ts";
+import { admitPublish } from "./publish-admission.ts";
 
 export interface PublishedRequest {
   request: RequestRecord;
@@ -110,7 +110,11 @@ async function checkExperimentArm(deps: CoreDeps, scope: Scope, input: PublishIn
   const assigned = assignExperimentArm(experimentId, input.user_id, active.arm_split);
   if (input.retrieval_experiment_arm !== assigned) {
     throw AppError.validation([
-      { loc: ["body", "retrieval_experiment_arm"], msg: `user '${input.user_id}' is assigned to '${assigned}' in experiment '${experimentId}'`, type: "value_error" },
+      {
+        loc: ["body", "retrieval_experiment_arm"],
+        msg: `user '${input.user_id}' is assigned to '${assigned}' in experiment '${experimentId}'`,
+        type: "value_error",
+      },
     ]);
   }
 }

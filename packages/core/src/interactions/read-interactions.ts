@@ -1,5 +1,5 @@
 import type { GetInteractionsRequest, GetRequestsRequest, SearchInteractionsRequest } from "@als/contract";
-import { interactions, requests, type InteractionRecord, type RequestRecord, type Scope } from "@als/db";
+import { type InteractionRecord, interactions, type RequestRecord, requests, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
 import { planQuery } from "../search/query-plan.ts";
@@ -7,7 +7,9 @@ import { rankedRows } from "../search/ranked-rows.ts";
 import { interactionTable } from "../search/ranked-tables.ts";
 
 /** The filters of an interaction read, as the query module names them. */
-function interactionFilters(request: Pick<GetInteractionsRequest, "user_id" | "start_time" | "end_time" | "session_id" | "request_id" | "source">): interactions.InteractionFilters {
+function interactionFilters(
+  request: Pick<GetInteractionsRequest, "user_id" | "start_time" | "end_time" | "session_id" | "request_id" | "source">,
+): interactions.InteractionFilters {
   return {
     userId: request.user_id,
     ...(request.start_time !== undefined && { createdFrom: request.start_time }),
@@ -68,7 +70,14 @@ export async function getRequestsBySession(deps: CoreDeps, scope: Scope, request
   // One more than the page: whether another page follows, without counting them all.
   const found = await requests.listRequestsOfUser(deps.db, scope, filters, { limit: request.top_k + 1, offset: request.offset });
   const page = found.slice(0, request.top_k);
-  const byRequest = groupBy(await interactions.listInteractionsOfRequests(deps.db, scope, page.map((r) => r.request_id)), (i) => i.request_id);
+  const byRequest = groupBy(
+    await interactions.listInteractionsOfRequests(
+      deps.db,
+      scope,
+      page.map((r) => r.request_id),
+    ),
+    (i) => i.request_id,
+  );
   const bySession = groupBy(page, (r) => r.session_id);
   return {
     sessions: [...bySession].map(([sessionId, sessionRequests]) => ({

@@ -1,5 +1,5 @@
-import { LlmStallError, type Llm } from "@als/ai";
-import { interactions, learning, requests, type CursorRecord, type Scope, type StallRecord } from "@als/db";
+import { type Llm, LlmStallError } from "@als/ai";
+import { type CursorRecord, interactions, learning, requests, type Scope, type StallRecord } from "@als/db";
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { embedPendingInteractions } from "../interactions/embed-interactions.ts";
@@ -75,7 +75,10 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
   const fail = (message: string, final: boolean, retryAt: number | null = null) =>
     learning.recordCursorFailure(deps.db, scope, { userId, extractor: cursor.extractor, message, final, retryAt });
   if (stall && !pending.overrides_stall) {
-    await fail(`learning is stalled: the LLM provider refused our ${stall.reason === "auth" ? "credentials" : "billing"} (${stall.error_message}); fix it, then publish with override_learning_stall`, true);
+    await fail(
+      `learning is stalled: the LLM provider refused our ${stall.reason === "auth" ? "credentials" : "billing"} (${stall.error_message}); fix it, then publish with override_learning_stall`,
+      true,
+    );
     return { next: "idle" };
   }
   if (!deps.llm) {
@@ -103,10 +106,21 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
 
   const request = (await requests.findRequest(deps.db, scope, window.at(-1)!.request_id))!;
   const committed = await deps.db.transaction(async (tx) => {
-    const moved = await learning.advanceCursor(tx, scope, { userId, extractor: cursor.extractor, fromSeq: cursor.covered_seq, toSeq: end, leaseToken: context.leaseToken });
+    const moved = await learning.advanceCursor(tx, scope, {
+      userId,
+      extractor: cursor.extractor,
+      fromSeq: cursor.covered_seq,
+      toSeq: end,
+      leaseToken: context.leaseToken,
+    });
     if (!moved) return false;
     await spec.commit(tx, deps, scope, planned.plan, { userId, request, now });
-    await learning.recordLlmUsage(tx, scope, planned.usage.map((u) => ({ ...u, userId, requestId: request.request_id })), now);
+    await learning.recordLlmUsage(
+      tx,
+      scope,
+      planned.usage.map((u) => ({ ...u, userId, requestId: request.request_id })),
+      now,
+    );
     // A run that the stall override let through shows the provider works again.
     if (stall) await learning.clearStall(tx, scope);
     return true;

@@ -12,7 +12,11 @@ export interface LearningsOfRequest {
 }
 
 /** How many profiles and user playbooks learning attributed to a request (the request that closed their window), and how many profiles it merged into. */
-export async function countLearningsOfRequest(deps: CoreDeps, scope: Scope, request: Pick<RequestRecord, "request_id" | "user_id">): Promise<LearningsOfRequest> {
+export async function countLearningsOfRequest(
+  deps: CoreDeps,
+  scope: Scope,
+  request: Pick<RequestRecord, "request_id" | "user_id">,
+): Promise<LearningsOfRequest> {
   const requestId = request.request_id;
   const [learnedProfiles, learnedPlaybooks, merged] = await Promise.all([
     profiles.listProfiles(deps.db, scope, { generatedFromRequestId: requestId }, COUNT_LIMIT),

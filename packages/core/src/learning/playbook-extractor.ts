@@ -30,7 +30,12 @@ export const playbookExtractor: ExtractorSpec<PlaybookCandidate, typeof Playbook
   mergesText: false,
 
   async known(deps, scope, userId, generation = CURRENT_GENERATION) {
-    const current = await userPlaybooks.listUserPlaybooks(deps.db, scope, { userId, statuses: [generation.status], agentVersion: generation.agentVersion }, KNOWN_SHOWN);
+    const current = await userPlaybooks.listUserPlaybooks(
+      deps.db,
+      scope,
+      { userId, statuses: [generation.status], agentVersion: generation.agentVersion },
+      KNOWN_SHOWN,
+    );
     return current.map((p) => ({ id: String(p.user_playbook_id), text: embeddingTextOf(p) }));
   },
 

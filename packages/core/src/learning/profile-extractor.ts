@@ -60,7 +60,11 @@ export const profileExtractor: ExtractorSpec<ProfileCandidate, typeof ProfileExt
       embedding,
       embedding_model: deps.embedder.modelId,
     }));
-    const before = await profiles.findProfilesByIds(tx, scope, plan.merges.map((m) => m.id));
+    const before = await profiles.findProfilesByIds(
+      tx,
+      scope,
+      plan.merges.map((m) => m.id),
+    );
     const merged = before.map((old) => {
       const merge = plan.merges.find((m) => m.id === old.profile_id)!;
       return { ...old, content: merge.text, embedding: merge.embedding, embedding_model: deps.embedder.modelId };
@@ -68,7 +72,12 @@ export const profileExtractor: ExtractorSpec<ProfileCandidate, typeof ProfileExt
     const rows = [...inserted, ...merged];
     if (rows.length === 0) return 0;
     const stored = await profiles.upsertProfiles(tx, scope, rows, now);
-    await profileChangeLog.recordProfileChanges(tx, scope, [{ user_id: userId, request_id: request.request_id, added_profiles: stored, removed_profiles: before }], now);
+    await profileChangeLog.recordProfileChanges(
+      tx,
+      scope,
+      [{ user_id: userId, request_id: request.request_id, added_profiles: stored, removed_profiles: before }],
+      now,
+    );
     return inserted.length;
   },
 

@@ -16,7 +16,9 @@ export function formatTranscript(window: readonly InteractionRecord[]): string {
       if (turn.image_encoding) lines.push("    (an image was attached)");
       for (const tool of turn.tools_used) {
         const data = JSON.stringify(tool.tool_data);
-        lines.push(`    tool ${tool.tool_name}${tool.status ? ` (${tool.status})` : ""}: ${data.length > TOOL_DATA_MAX ? `${data.slice(0, TOOL_DATA_MAX)}…` : data}`);
+        lines.push(
+          `    tool ${tool.tool_name}${tool.status ? ` (${tool.status})` : ""}: ${data.length > TOOL_DATA_MAX ? `${data.slice(0, TOOL_DATA_MAX)}…` : data}`,
+        );
       }
       if (turn.expert_content) lines.push(`    expert_content (the ideal response): ${turn.expert_content}`);
       if (turn.shadow_content) lines.push(`    shadow_content (an alternative response): ${turn.shadow_content}`);

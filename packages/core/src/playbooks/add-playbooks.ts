@@ -1,5 +1,5 @@
 import { AppError, type FieldIssue, type NewAgentPlaybook, type NewUserPlaybook } from "@als/contract";
-import { agentPlaybooks, userPlaybooks, type AgentPlaybookRecord, type Scope, type UserPlaybookRecord } from "@als/db";
+import { type AgentPlaybookRecord, agentPlaybooks, type Scope, type UserPlaybookRecord, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { embedPlaybooks } from "./playbook-text.ts";
 
@@ -30,7 +30,13 @@ export async function addAgentPlaybooks(deps: CoreDeps, scope: Scope, input: New
       p.source_user_playbook_ids.flatMap((id, position): FieldIssue[] =>
         found.has(id)
           ? []
-          : [{ loc: ["body", "agent_playbooks", index, "source_user_playbook_ids", position], msg: `no user playbook ${id} in this project`, type: "value_error" }],
+          : [
+              {
+                loc: ["body", "agent_playbooks", index, "source_user_playbook_ids", position],
+                msg: `no user playbook ${id} in this project`,
+                type: "value_error",
+              },
+            ],
       ),
     );
     if (unknown.length > 0) throw AppError.validation(unknown);

@@ -1,5 +1,5 @@
 import { AppError } from "@als/contract";
-import { agentPlaybooks, userPlaybooks, type Scope } from "@als/db";
+import { agentPlaybooks, type Scope, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 /** Deletes one user playbook; 404 when the project has none with that id. */

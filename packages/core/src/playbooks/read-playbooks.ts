@@ -1,5 +1,5 @@
 import type { GetAgentPlaybooksRequest, GetUserPlaybooksRequest, PlaybookStatus, Status } from "@als/contract";
-import { agentPlaybooks, userPlaybooks, type AgentPlaybookRecord, type PlaybookFilters, type Scope, type UserPlaybookRecord } from "@als/db";
+import { type AgentPlaybookRecord, agentPlaybooks, type PlaybookFilters, type Scope, type UserPlaybookRecord, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 /** Unfiltered reads of agent playbooks return what a human approved. */

@@ -1,5 +1,5 @@
 import type { SearchAgentPlaybooksRequest, SearchMode, SearchUserPlaybooksRequest, Status } from "@als/contract";
-import { agentPlaybooks, userPlaybooks, type AgentPlaybookRecord, type PlaybookSearch, type Scope, type UserPlaybookRecord } from "@als/db";
+import { type AgentPlaybookRecord, agentPlaybooks, type PlaybookSearch, type Scope, type UserPlaybookRecord, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { planQuery } from "../search/query-plan.ts";
 import { rankedRows } from "../search/ranked-rows.ts";

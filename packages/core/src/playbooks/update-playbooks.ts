@@ -1,5 +1,5 @@
 import type { UpdateAgentPlaybookRequest, UpdateUserPlaybookRequest } from "@als/contract";
-import { agentPlaybooks, userPlaybooks, type AgentPlaybookRecord, type Scope, type UserPlaybookRecord } from "@als/db";
+import { type AgentPlaybookRecord, agentPlaybooks, type Scope, type UserPlaybookRecord, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { applyPlaybookEdit } from "./playbook-text.ts";
 

@@ -1,5 +1,5 @@
 import type { NewProfile } from "@als/contract";
-import { profileChangeLog, profiles, type ProfileRecord, type Scope } from "@als/db";
+import { type ProfileRecord, profileChangeLog, profiles, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
 import { expiryOf } from "./profile-view.ts";

@@ -1,4 +1,4 @@
-import { profileChangeLog, profiles, type ProfileFilters, type ProfileRecord, type Scope } from "@als/db";
+import { type ProfileFilters, type ProfileRecord, profileChangeLog, profiles, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
 import { planQuery } from "../search/query-plan.ts";

@@ -1,5 +1,5 @@
 import type { GetAllProfilesQuery, GetProfilesRequest, Status } from "@als/contract";
-import { profiles, type ProfileRecord, type Scope } from "@als/db";
+import { type ProfileRecord, profiles, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 /** Without a status filter, agents read what is in force: CURRENT profiles. */

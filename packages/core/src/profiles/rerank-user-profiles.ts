@@ -1,6 +1,6 @@
-import { AppError, type RerankUserProfilesRequest } from "@als/contract";
 import { rerankerInstallAdvice } from "@als/ai";
-import { profiles, type ProfileRecord, type Scope } from "@als/db";
+import { AppError, type RerankUserProfilesRequest } from "@als/contract";
+import { type ProfileRecord, profiles, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 /**
@@ -12,11 +12,15 @@ import type { CoreDeps } from "../deps.ts";
 export async function rerankUserProfiles(deps: CoreDeps, scope: Scope, request: RerankUserProfilesRequest): Promise<ProfileRecord[]> {
   if (!deps.reranker) throw new AppError("reranker_unavailable", `No reranker is configured in this process. ${rerankerInstallAdvice}`);
   const ids = [...new Set(request.profile_ids)];
-  const found = ids.length === 0 ? [] : await profiles.listProfiles(deps.db, scope, { userId: request.user_id, profileIds: ids, liveAt: deps.now() }, ids.length);
+  const found =
+    ids.length === 0 ? [] : await profiles.listProfiles(deps.db, scope, { userId: request.user_id, profileIds: ids, liveAt: deps.now() }, ids.length);
   const position = new Map(ids.map((id, index) => [id, index]));
   const inRequestOrder = found.sort((a, b) => position.get(a.profile_id)! - position.get(b.profile_id)!);
   // Asked even for no documents, so that a missing model answers 503 whatever the ids.
-  const scores = await deps.reranker.score(request.query, inRequestOrder.map((profile) => profile.content));
+  const scores = await deps.reranker.score(
+    request.query,
+    inRequestOrder.map((profile) => profile.content),
+  );
   return inRequestOrder
     .map((profile, index) => ({ profile, score: scores[index]! }))
     .sort((a, b) => b.score - a.score)

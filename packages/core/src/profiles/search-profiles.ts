@@ -1,5 +1,5 @@
 import type { SearchProfilesRequest } from "@als/contract";
-import { profiles, type ProfileFilters, type ProfileRecord, type Scope } from "@als/db";
+import { type ProfileFilters, type ProfileRecord, profiles, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { planQuery } from "../search/query-plan.ts";
 import { rankedRows } from "../search/ranked-rows.ts";

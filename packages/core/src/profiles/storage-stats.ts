@@ -1,14 +1,11 @@
-import { profiles, userPlaybooks, type Scope } from "@als/db";
+import { profiles, type Scope, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 const isoOrNull = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString());
 
 /** How much a user has stored, across all statuses. */
 export async function storageStats(deps: CoreDeps, scope: Scope, userId: string) {
-  const [counts, playbookCount] = await Promise.all([
-    profiles.countProfiles(deps.db, scope, userId),
-    userPlaybooks.countUserPlaybooks(deps.db, scope, userId),
-  ]);
+  const [counts, playbookCount] = await Promise.all([profiles.countProfiles(deps.db, scope, userId), userPlaybooks.countUserPlaybooks(deps.db, scope, userId)]);
   return {
     profile_count: counts.profile_count,
     playbook_count: playbookCount,

@@ -20,7 +20,9 @@ export async function applyReviews(deps: GenerationDeps, scope: Scope, run: Gene
   const byId = new Map(current.map((playbook) => [playbook.user_playbook_id, playbook]));
   for (const id of remaining) {
     const playbook = byId.get(id) ?? null;
-    const decided = playbook ? await decideReview(deps, scope, playbook) : { user_playbook_id: id, decision: "skip" as const, reason: CHANGED_DURING_REVIEW, reason_code: "evidence_unavailable" as const };
+    const decided = playbook
+      ? await decideReview(deps, scope, playbook)
+      : { user_playbook_id: id, decision: "skip" as const, reason: CHANGED_DURING_REVIEW, reason_code: "evidence_unavailable" as const };
     await commitDecision(deps, scope, cursor, playbook, decided);
   }
 }

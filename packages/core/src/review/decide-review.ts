@@ -36,7 +36,12 @@ export interface ReviewResult {
  * interactions give the chronology.
  */
 export async function decideReview(deps: CoreDeps & { llm: Llm }, scope: Scope, playbook: UserPlaybookRecord): Promise<ReviewResult> {
-  const skip = (reason: string): ReviewResult => ({ user_playbook_id: playbook.user_playbook_id, decision: "skip", reason, reason_code: "evidence_unavailable" });
+  const skip = (reason: string): ReviewResult => ({
+    user_playbook_id: playbook.user_playbook_id,
+    decision: "skip",
+    reason,
+    reason_code: "evidence_unavailable",
+  });
   if (!playbook.request_id) return skip("no generation provenance: the playbook was not learned from a published request");
   const request = await requests.findRequest(deps.db, scope, playbook.request_id);
   if (!request) return skip("the request it was learned from is no longer available");
@@ -54,7 +59,13 @@ export async function decideReview(deps: CoreDeps & { llm: Llm }, scope: Scope, 
   const { value } = await deps.llm.generateObject({ system: prompt.system, user: prompt.user, schema: Verdict, schemaName: "playbook_review" });
   if (value.decision === "edit" && !value.edited?.content.trim())
     return { user_playbook_id: playbook.user_playbook_id, decision: "accept", reason: value.reason, reason_code: "grounded_useful" };
-  return { user_playbook_id: playbook.user_playbook_id, decision: value.decision, reason: value.reason, reason_code: reasonCodeOf(value), edited: value.edited };
+  return {
+    user_playbook_id: playbook.user_playbook_id,
+    decision: value.decision,
+    reason: value.reason,
+    reason_code: reasonCodeOf(value),
+    edited: value.edited,
+  };
 }
 
 /**

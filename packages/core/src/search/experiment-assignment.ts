@@ -7,7 +7,9 @@ import type { ExperimentArm } from "@als/contract";
  * fraction of users in treatment.
  */
 export function assignExperimentArm(experimentId: string, userId: string, treatmentShare: number): ExperimentArm {
-  const digest = createHash("sha256").update(JSON.stringify([experimentId, userId])).digest();
+  const digest = createHash("sha256")
+    .update(JSON.stringify([experimentId, userId]))
+    .digest();
   // The first 48 bits as a fraction in [0, 1): uniform enough for any share people configure.
   const position = digest.readUIntBE(0, 6) / 2 ** 48;
   return position < treatmentShare ? "treatment" : "holdout";

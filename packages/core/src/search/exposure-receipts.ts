@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { serviceSecrets, type Database, type Scope } from "@als/db";
+import { type Database, type Scope, serviceSecrets } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 const RECEIPT_VERSION = "r1";

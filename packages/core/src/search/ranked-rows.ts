@@ -1,4 +1,4 @@
-import { rankedArmDepth, type Database, type RankedQuery, type Scope } from "@als/db";
+import { type Database, type RankedQuery, rankedArmDepth, type Scope } from "@als/db";
 import type { Collection, VectorFilter } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import { fuseByReciprocalRank } from "./reciprocal-rank-fusion.ts";
@@ -45,9 +45,7 @@ export async function rankedRows<R, F, Id extends string | number>(
       topK: depth,
       threshold: query.threshold,
     }),
-    query.mode === "hybrid" && query.queryText
-      ? table.searchInDatabase(deps.db, scope, filters, { ...query, mode: "fts", topK: depth })
-      : Promise.resolve([]),
+    query.mode === "hybrid" && query.queryText ? table.searchInDatabase(deps.db, scope, filters, { ...query, mode: "fts", topK: depth }) : Promise.resolve([]),
   ]);
   const fused = fuseByReciprocalRank([nearest.map((hit) => table.idOfPoint(hit.id)), matching.map(table.idOf)]);
   const rows = new Map((await table.readByIds(deps.db, scope, filters, fused)).map((row) => [table.idOf(row), row]));

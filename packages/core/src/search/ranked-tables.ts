@@ -1,15 +1,15 @@
 import {
-  agentPlaybooks,
-  interactions,
-  profiles,
-  userPlaybooks,
   type AgentPlaybookRecord,
+  agentPlaybooks,
   type InteractionRecord,
+  interactions,
   type PlaybookFilters,
   type ProfileFilters,
   type ProfileRecord,
+  profiles,
   type Scope,
   type UserPlaybookRecord,
+  userPlaybooks,
 } from "@als/db";
 import type { Condition, VectorFilter } from "@als/vector";
 import type { RankedTable } from "./ranked-rows.ts";

@@ -38,8 +38,13 @@ export async function reformulateQuery(
   try {
     const reply = await Promise.race([deps.llm.generateText({ system: prompt.system, user: prompt.user }), budget]);
     if (reply === "timeout") return { query, reformulated: null, degradation: "reformulation_timeout" };
-    const rewritten = reply.text.split("\n")[0]!.trim().replace(/^"(.*)"$/, "$1");
-    return rewritten === "" ? { query, reformulated: null, degradation: "reformulation_failed" } : { query: rewritten, reformulated: rewritten, degradation: null };
+    const rewritten = reply.text
+      .split("\n")[0]!
+      .trim()
+      .replace(/^"(.*)"$/, "$1");
+    return rewritten === ""
+      ? { query, reformulated: null, degradation: "reformulation_failed" }
+      : { query: rewritten, reformulated: rewritten, degradation: null };
   } catch {
     return { query, reformulated: null, degradation: "reformulation_failed" };
   } finally {

@@ -1,6 +1,14 @@
 import type { Embedder } from "@als/ai";
 import { AppError, type EntityType, type ExperimentArm, type UnifiedSearchRequest } from "@als/contract";
-import { searchSessions, StorageUnavailableError, type AgentPlaybookRecord, type ProfileRecord, type Scope, type ServedItem, type UserPlaybookRecord } from "@als/db";
+import {
+  type AgentPlaybookRecord,
+  type ProfileRecord,
+  type Scope,
+  type ServedItem,
+  StorageUnavailableError,
+  searchSessions,
+  type UserPlaybookRecord,
+} from "@als/db";
 import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { searchAgentPlaybooks, searchUserPlaybooks } from "../playbooks/search-playbooks.ts";
@@ -77,12 +85,8 @@ async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchReq
   const playbookCommon = { ...common, agent_version: request.agent_version, playbook_name: request.playbook_name };
   // Profiles belong to one user: without user_id there is nobody whose profiles to search.
   const settled = await Promise.allSettled([
-    wanted.has("profiles") && request.user_id
-      ? searchProfiles(shared, scope, { ...common, user_id: request.user_id, top_k: depth("profile") })
-      : [],
-    wanted.has("user_playbooks")
-      ? searchUserPlaybooks(shared, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") })
-      : [],
+    wanted.has("profiles") && request.user_id ? searchProfiles(shared, scope, { ...common, user_id: request.user_id, top_k: depth("profile") }) : [],
+    wanted.has("user_playbooks") ? searchUserPlaybooks(shared, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") }) : [],
     wanted.has("agent_playbooks")
       ? searchAgentPlaybooks(shared, scope, {
           ...playbookCommon,
@@ -95,9 +99,7 @@ async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchReq
   const [foundProfiles, foundUserPlaybooks, foundAgentPlaybooks] = usableResults(settled, searched, degradations);
 
   let profiles = foundProfiles.filter((p) => notServed({ kind: "profile", id: p.profile_id })).slice(0, request.top_k);
-  let agentPlaybooks = foundAgentPlaybooks
-    .filter((p) => notServed({ kind: "agent_playbook", id: String(p.agent_playbook_id) }))
-    .slice(0, request.top_k);
+  let agentPlaybooks = foundAgentPlaybooks.filter((p) => notServed({ kind: "agent_playbook", id: String(p.agent_playbook_id) })).slice(0, request.top_k);
   // A returned agent playbook already represents the user playbooks it was made from; they are
   // left out and not replaced, so fewer than top_k user playbooks may come back.
   const represented = new Set(agentPlaybooks.flatMap((p) => p.source_user_playbook_ids));

@@ -1,5 +1,5 @@
 import { vectorOutbox } from "@als/db";
-import { PgVectorIndex, type Collection, type VectorIndex } from "@als/vector";
+import { type Collection, PgVectorIndex, type VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
 

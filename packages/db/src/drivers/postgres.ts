@@ -65,8 +65,9 @@ function track(sql: postgres.Sql): Pool {
 }
 
 /**
- * PostgreSQL through postgres.js (with patches/postgres@3.4.9.patch: a write after a connection
- * dropped rejects its query instead of throwing out of a timer and killing the process). Every
+ * PostgreSQL through postgres.js, with patches/postgres@3.4.9.patch: a write after a connection
+ * dropped rejects its query instead of throwing out of a timer and killing the process, and a
+ * reopened connection forgets the error of the session that was terminated. Every
  * call is bounded (see StorageTimeouts): a statement waits at most `acquireMs` for a pooled
  * connection, is cancelled by the server after `statementMs`, and a statement left unanswered
  * beyond that retires the whole pool, since its connections share the broken path: new statements

@@ -2,7 +2,7 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
 import { Params, vectorLiteral } from "./params.ts";
-import { playbookConditions, playbookQueries, type ApprovalStatus, type LifecycleStatus, type PlaybookFilters, type PlaybookText } from "./playbook-query.ts";
+import { type ApprovalStatus, type LifecycleStatus, type PlaybookFilters, type PlaybookText, playbookConditions, playbookQueries } from "./playbook-query.ts";
 
 /** An agent playbook as stored, without its embedding, with the ids of its source user playbooks. */
 export interface AgentPlaybookRecord extends PlaybookText {

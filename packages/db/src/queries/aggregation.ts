@@ -1,6 +1,16 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
-import { claimRun, completeRun, expireAllLeases, failRun, findRunnableRuns, type LeasedRunState, type LeasedRunTable, type RunStatus, retryRun } from "./leased-runs.ts";
+import {
+  claimRun,
+  completeRun,
+  expireAllLeases,
+  failRun,
+  findRunnableRuns,
+  type LeasedRunState,
+  type LeasedRunTable,
+  type RunStatus,
+  retryRun,
+} from "./leased-runs.ts";
 
 export type OperationStatus = RunStatus;
 export const UNFINISHED: readonly OperationStatus[] = ["queued", "running", "retrying"];

@@ -1,8 +1,8 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
-import { Params, vectorLiteral } from "./params.ts";
-import { rankedQuerySql, type RankedQuery } from "./ranked-search.ts";
 import { inStatements } from "./in-statements.ts";
+import { Params, vectorLiteral } from "./params.ts";
+import { type RankedQuery, rankedQuerySql } from "./ranked-search.ts";
 import { valuesList } from "./values-list.ts";
 
 export interface ToolUsedRecord {
@@ -98,7 +98,11 @@ export async function insertInteractions(sql: Sql, scope: Scope, interactions: I
     ]);
     const inserted = await sql.query<{ interaction_id: number }>(
       `INSERT INTO interactions (${INSERT_COLUMNS.map(([name]) => name).join(", ")})
-       VALUES ${valuesList(params, rows, INSERT_COLUMNS.map(([, cast]) => cast))}
+       VALUES ${valuesList(
+         params,
+         rows,
+         INSERT_COLUMNS.map(([, cast]) => cast),
+       )}
        RETURNING interaction_id`,
       params.values,
     );
@@ -148,10 +152,12 @@ export async function listInteractions(sql: Sql, scope: Scope, filters: Interact
 
 /** Deletes one interaction of a user; returns how many went (0 or 1). */
 export async function deleteInteractionOfUser(sql: Sql, scope: Scope, userId: string, interactionId: number): Promise<number> {
-  const rows = await sql.query(
-    "DELETE FROM interactions WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND interaction_id = $4 RETURNING 1",
-    [scope.orgId, scope.projectId, userId, interactionId],
-  );
+  const rows = await sql.query("DELETE FROM interactions WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND interaction_id = $4 RETURNING 1", [
+    scope.orgId,
+    scope.projectId,
+    userId,
+    interactionId,
+  ]);
   return rows.length;
 }
 
@@ -257,12 +263,20 @@ export async function usersWithInteractions(sql: Sql, scope: Scope, filters: Gen
   const params = new Params();
   const where = generationConditions(scope, filters, params);
   if (afterUserId !== undefined) where.push(`i.user_id > ${params.add(afterUserId)}`);
-  const rows = await sql.query<{ user_id: string }>(`SELECT DISTINCT i.user_id FROM interactions i WHERE ${where.join(" AND ")} ORDER BY i.user_id`, params.values);
+  const rows = await sql.query<{ user_id: string }>(
+    `SELECT DISTINCT i.user_id FROM interactions i WHERE ${where.join(" AND ")} ORDER BY i.user_id`,
+    params.values,
+  );
   return rows.map((row) => row.user_id);
 }
 
 /** A user's interactions whose response cited a learning, newest first: the evidence of how it worked. */
-export async function interactionsCiting(sql: Sql, scope: Scope, citation: { userId: string; kind: string; learningId: string }, limit: number): Promise<InteractionRecord[]> {
+export async function interactionsCiting(
+  sql: Sql,
+  scope: Scope,
+  citation: { userId: string; kind: string; learningId: string },
+  limit: number,
+): Promise<InteractionRecord[]> {
   return sql.query<InteractionRecord>(
     `SELECT ${COLUMNS} FROM interactions
      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND citations @> $4::jsonb
@@ -291,7 +305,12 @@ export async function interactionsWithoutEmbedding(
 }
 
 /** Stores interaction vectors (interactions never change, so no compare-and-set is needed). */
-export async function storeInteractionEmbeddings(sql: Sql, scope: Scope, modelId: string, updates: { interaction_id: number; embedding: number[] }[]): Promise<void> {
+export async function storeInteractionEmbeddings(
+  sql: Sql,
+  scope: Scope,
+  modelId: string,
+  updates: { interaction_id: number; embedding: number[] }[],
+): Promise<void> {
   if (updates.length === 0) return;
   await sql.query(
     `UPDATE interactions i SET embedding = u.embedding::vector, embedding_model = $3

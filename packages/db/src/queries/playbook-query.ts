@@ -2,7 +2,7 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
 import type { ProfileStatus } from "./profiles.ts";
-import { rankedQuerySql, type RankedQuery } from "./ranked-search.ts";
+import { type RankedQuery, rankedQuerySql } from "./ranked-search.ts";
 
 /** Playbooks go through the same lifecycle as profiles. */
 export type LifecycleStatus = ProfileStatus;

@@ -12,8 +12,18 @@ export async function insertReviewRun(sql: Sql, scope: Scope, runId: string, now
   ]);
 }
 
-export async function finishReviewRun(sql: Sql, runId: string, outcome: { status: "completed" | "failed"; errorCode: string | null }, now: number): Promise<void> {
-  await sql.query("UPDATE playbook_review_runs SET status = $2, error_code = $3, finished_at = $4 WHERE run_id = $1", [runId, outcome.status, outcome.errorCode, now]);
+export async function finishReviewRun(
+  sql: Sql,
+  runId: string,
+  outcome: { status: "completed" | "failed"; errorCode: string | null },
+  now: number,
+): Promise<void> {
+  await sql.query("UPDATE playbook_review_runs SET status = $2, error_code = $3, finished_at = $4 WHERE run_id = $1", [
+    runId,
+    outcome.status,
+    outcome.errorCode,
+    now,
+  ]);
 }
 
 export async function recordReviewDecision(
@@ -43,6 +53,8 @@ export async function decisionsOfRun(sql: Sql, runId: string): Promise<ReviewDec
 }
 
 export async function reviewRunStatus(sql: Sql, runId: string): Promise<{ status: string; error_code: string | null } | undefined> {
-  const [row] = await sql.query<{ status: string; error_code: string | null }>("SELECT status, error_code FROM playbook_review_runs WHERE run_id = $1", [runId]);
+  const [row] = await sql.query<{ status: string; error_code: string | null }>("SELECT status, error_code FROM playbook_review_runs WHERE run_id = $1", [
+    runId,
+  ]);
   return row;
 }

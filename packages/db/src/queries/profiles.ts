@@ -1,9 +1,9 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
-import { upgradeLifecycle, type LifecycleUpgrade } from "./lifecycle-upgrade.ts";
 import { inStatements } from "./in-statements.ts";
+import { type LifecycleUpgrade, upgradeLifecycle } from "./lifecycle-upgrade.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
-import { rankedQuerySql, type RankedQuery } from "./ranked-search.ts";
+import { type RankedQuery, rankedQuerySql } from "./ranked-search.ts";
 
 export type ProfileStatus = "CURRENT" | "PENDING" | "ARCHIVED";
 

@@ -23,10 +23,10 @@ export async function lockProjectConfig(tx: Sql, scope: Scope, now: number): Pro
      ON CONFLICT (org_id, project_id) DO NOTHING`,
     [scope.orgId, scope.projectId, now],
   );
-  const [row] = await tx.query<{ config: StoredConfig }>(
-    "SELECT config FROM project_config WHERE org_id = $1 AND project_id = $2 FOR UPDATE",
-    [scope.orgId, scope.projectId],
-  );
+  const [row] = await tx.query<{ config: StoredConfig }>("SELECT config FROM project_config WHERE org_id = $1 AND project_id = $2 FOR UPDATE", [
+    scope.orgId,
+    scope.projectId,
+  ]);
   return row!.config;
 }
 

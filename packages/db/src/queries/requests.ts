@@ -42,28 +42,25 @@ export async function reserveStreamPositions(sql: Sql, scope: Scope, userId: str
 }
 
 export async function insertRequest(sql: Sql, scope: Scope, request: RequestRecord): Promise<void> {
-  await sql.query(
-    `INSERT INTO requests (org_id, project_id, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-    [
-      scope.orgId,
-      scope.projectId,
-      request.request_id,
-      request.user_id,
-      request.session_id,
-      request.source,
-      request.agent_version,
-      request.skip_aggregation,
-      request.force_extraction,
-      request.evaluation_only,
-      request.override_learning_stall,
-      request.completion_hint,
-      request.retrieval_experiment_id,
-      request.retrieval_experiment_arm,
-      request.first_seq,
-      request.last_seq,
-      request.created_at,
-    ],
-  );
+  await sql.query(`INSERT INTO requests (org_id, project_id, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, [
+    scope.orgId,
+    scope.projectId,
+    request.request_id,
+    request.user_id,
+    request.session_id,
+    request.source,
+    request.agent_version,
+    request.skip_aggregation,
+    request.force_extraction,
+    request.evaluation_only,
+    request.override_learning_stall,
+    request.completion_hint,
+    request.retrieval_experiment_id,
+    request.retrieval_experiment_arm,
+    request.first_seq,
+    request.last_seq,
+    request.created_at,
+  ]);
 }
 
 export async function findRequest(sql: Sql, scope: Scope, requestId: string): Promise<RequestRecord | undefined> {

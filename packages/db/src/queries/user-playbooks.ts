@@ -1,9 +1,9 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
-import { upgradeLifecycle, type LifecycleUpgrade } from "./lifecycle-upgrade.ts";
 import { inStatements } from "./in-statements.ts";
+import { type LifecycleUpgrade, upgradeLifecycle } from "./lifecycle-upgrade.ts";
 import { Params, vectorLiteral } from "./params.ts";
-import { playbookConditions, playbookQueries, type LifecycleStatus, type PlaybookFilters, type PlaybookText } from "./playbook-query.ts";
+import { type LifecycleStatus, type PlaybookFilters, type PlaybookText, playbookConditions, playbookQueries } from "./playbook-query.ts";
 
 /** A user playbook as stored, without its embedding. */
 export interface UserPlaybookRecord extends PlaybookText {

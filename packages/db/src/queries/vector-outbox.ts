@@ -45,10 +45,7 @@ export async function lockDrain(tx: Sql): Promise<boolean> {
 
 /** The `limit` entries noted longest ago. */
 export function oldestEntries(sql: Sql, limit: number): Promise<OutboxEntry[]> {
-  return sql.query<OutboxEntry>(
-    "SELECT collection, org_id, project_id, row_id, change_seq FROM vector_outbox ORDER BY change_seq LIMIT $1",
-    [limit],
-  );
+  return sql.query<OutboxEntry>("SELECT collection, org_id, project_id, row_id, change_seq FROM vector_outbox ORDER BY change_seq LIMIT $1", [limit]);
 }
 
 /** Removes the pushed entries, except those changed again since (their change_seq moved on). */

@@ -1,5 +1,5 @@
 import { nearestSql, Params, type Sql } from "@als/db";
-import { checkPayloadKey, payloadKeysOf, type Collection } from "../collections.ts";
+import { type Collection, checkPayloadKey, payloadKeysOf } from "../collections.ts";
 import type { PayloadValue, PointRef, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
 import { filterSql } from "./filter-sql.ts";
 

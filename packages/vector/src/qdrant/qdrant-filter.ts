@@ -1,5 +1,5 @@
 import type { Schemas } from "@qdrant/js-client-rest";
-import { checkPayloadKey, type Collection } from "../collections.ts";
+import { type Collection, checkPayloadKey } from "../collections.ts";
 import type { Condition, VectorFilter } from "../vector-index.ts";
 
 type QdrantFilter = Schemas["Filter"];

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { deleteAgentPlaybooksByIds } from "@als/core";
+import { implement } from "../../implement.ts";
 import { bulkDeleted } from "../../responses/bulk-deleted.ts";
 
 export default implement(endpoints.agentPlaybooks.deleteByIds, {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { getAgentPlaybooks, toAgentPlaybook } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.agentPlaybooks.get, {
   async handle({ deps, scope }, input) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { searchAgentPlaybooks, toAgentPlaybook } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.agentPlaybooks.search, {
   async handle({ deps, scope }, input) {

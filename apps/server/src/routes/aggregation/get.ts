@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { getAggregationOperation } from "@als/core";
+import { implement } from "../../implement.ts";
 import { toReceipt } from "../../responses/aggregation-receipt.ts";
 
 export default implement(endpoints.aggregation.get, {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { getProjectConfig, toConfigView } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.config.get, {
   async handle({ deps, scope }) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { startManualGeneration } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.generation.manualPlaybooks, {
   async handle(ctx, input) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { rerunGeneration } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.generation.rerunProfiles, {
   async handle(ctx, input) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { getAllInteractions, toInteraction } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.interactions.getAll, {
   async handle({ deps, scope }, input) {

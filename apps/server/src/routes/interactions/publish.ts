@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints, PUBLISH_WAIT_MS } from "@als/contract";
 import { countLearningsOfRequest, maskedStorageLabel, publishInteractions, waitForLearning } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.interactions.publish, {
   async handle({ deps, scope }, input) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { markStallNotified } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.learning.markStallNotified, {
   async handle({ deps, scope }) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { deleteAllProfiles } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.profiles.deleteAll, {
   async handle({ deps, scope }) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { rerankUserProfiles, toProfile } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.profiles.rerank, {
   async handle({ deps, scope }, input) {

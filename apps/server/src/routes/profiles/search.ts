@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { searchProfiles, toProfile } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.profiles.search, {
   async handle({ deps, scope }, input) {

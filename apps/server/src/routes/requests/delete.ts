@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { deleteRequest } from "@als/core";
+import { implement } from "../../implement.ts";
 import { deletedRequests } from "../../responses/deleted-requests.ts";
 
 export default implement(endpoints.requests.delete, {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { getRequestsBySession, toInteraction, toRequest } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.requests.get, {
   async handle({ deps, scope }, input) {

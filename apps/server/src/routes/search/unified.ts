@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { toAgentPlaybook, toProfile, toUserPlaybook, unifiedSearch } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.search.unified, {
   async handle({ deps, scope, correlationId }, input) {

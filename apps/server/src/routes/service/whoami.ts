@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { maskedStorageLabel } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.service.whoami, {
   async handle({ deps, scope }) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { deleteAllUserPlaybooks } from "@als/core";
+import { implement } from "../../implement.ts";
 import { bulkDeleted } from "../../responses/bulk-deleted.ts";
 
 export default implement(endpoints.userPlaybooks.deleteAll, {

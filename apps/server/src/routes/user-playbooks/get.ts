@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { getUserPlaybooks, toUserPlaybook } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.userPlaybooks.get, {
   async handle({ deps, scope }, input) {

@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { reviewUserPlaybooks } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.userPlaybooks.review, {
   async handle(ctx, input) {

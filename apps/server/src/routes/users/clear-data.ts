@@ -1,6 +1,6 @@
-import { implement } from "../../implement.ts";
 import { endpoints } from "@als/contract";
 import { clearUserData } from "@als/core";
+import { implement } from "../../implement.ts";
 
 export default implement(endpoints.users.clearData, {
   async handle({ deps, scope }, input) {
