@@ -5,6 +5,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import type { RequestContext } from "./context.ts";
 import { withBackstop } from "./http/backstop.ts";
+import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/browser-guard.ts";
 import { errorResponse, translateError } from "./http/error-response.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
 import { readJsonBody, readQuery, withQueryFields } from "./http/read-input.ts";
@@ -24,6 +25,8 @@ export interface AppOptions {
   backstopMs?: number;
   /** The largest request body accepted (413 beyond it). */
   maxBodyBytes?: number;
+  /** Which web origins and host names are served (default: loopback names, no other web page). */
+  browser?: BrowserPolicy;
   /** How long /health waits for its storage write check. */
   healthTimeoutMs?: number;
   /** Fail a response carrying a field its declaration does not name (tests), instead of stripping it. */
@@ -45,6 +48,7 @@ export function buildApp({
   backstopMs = DEFAULT_BACKSTOP_MS,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
   healthTimeoutMs = DEFAULT_HEALTH_TIMEOUT_MS,
+  browser = LOCAL_BROWSER_POLICY,
   strictResponses = false,
 }: AppOptions) {
   const contextFor = (request: Request): RequestContext => ({
@@ -89,6 +93,7 @@ export function buildApp({
   const allowedMethods = allowedMethodsIndex(routeList.map((route) => route.endpoint));
 
   const app = new Elysia()
+    .onRequest(browserGuard(browser))
     .get("/health", async ({ request }) => {
       try {
         // A write, not a read: a full disk or a read-only database must fail the health check too.

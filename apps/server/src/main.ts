@@ -28,6 +28,7 @@ const app = buildApp({
   backstopMs: settings.backstopMs,
   maxBodyBytes: settings.maxBodyBytes,
   healthTimeoutMs: settings.healthTimeoutMs,
+  browser: settings.browser,
 });
 // Bun refuses bodies past its own limit before the app sees them; the app answers 413 with the contract's body just above ours.
 app.listen({ hostname: settings.host, port: settings.port, maxRequestBodySize: settings.maxBodyBytes + 1 });

@@ -146,6 +146,24 @@ describe("bodies", () => {
   });
 });
 
+describe("search text is bounded", () => {
+  test("a query over 8,192 characters answers 422 naming the field, on every search", async () => {
+    const long = "why ".repeat(2100);
+    for (const [path, body] of [
+      ["/api/search", { query: long }],
+      ["/api/search_profiles", { user_id: "u", query: long }],
+      ["/api/search_user_playbooks", { query: long }],
+      ["/api/search_agent_playbooks", { query: long }],
+      ["/api/search_interactions", { user_id: "u", query: long }],
+    ] as const) {
+      const response = await svc.call("POST", path, body);
+      expect(response.status).toBe(422);
+      expect(response.body.message).toContain("query: must be at most 8192 characters");
+    }
+    expect((await svc.call("POST", "/api/search", { query: "why ".repeat(2000) })).status).toBe(200);
+  });
+});
+
 describe("bulk writes", () => {
   test("a bulk add beyond one statement's 65,535 parameters is written whole", async () => {
     // 14 parameters a profile: one statement holds at most 4,680 of them.

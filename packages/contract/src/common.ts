@@ -49,6 +49,11 @@ export const UnixSeconds = z.number().int().nonnegative();
 
 export const Tags = z.array(z.string());
 
+/** Longer than any question an agent asks; a longer one would spend the search's deadline on parsing text. */
+export const MAX_QUERY_CHARS = 8192;
+/** The text of a search or a text filter. */
+export const SearchText = z.string().max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters: a search query is a question, not a document`);
+
 /** Vector-arm similarity floor (cosine similarity). */
 export const Threshold = z.number().min(0).max(1);
 

@@ -44,8 +44,17 @@ export type Endpoint<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z
   procedure: string;
 };
 
-/** Errors any endpoint can answer: storage down, the server's backstop, a fault of ours. */
-export const COMMON_ERRORS = ["validation_error", "storage_unavailable", "backstop_timeout", "internal_error"] as const satisfies readonly ErrorCode[];
+/**
+ * Errors any endpoint can answer: bad input, a browser origin or host name refused (403), storage
+ * down, the server's backstop, a fault of ours.
+ */
+export const COMMON_ERRORS = [
+  "validation_error",
+  "forbidden",
+  "storage_unavailable",
+  "backstop_timeout",
+  "internal_error",
+] as const satisfies readonly ErrorCode[];
 
 /**
  * Every error an endpoint can answer: those all endpoints can (input that breaks its schema

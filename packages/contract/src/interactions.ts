@@ -3,7 +3,7 @@ import { z } from "zod";
 /** The contract's longest wait for learning when a publisher asks to wait (admission included). */
 export const PUBLISH_WAIT_MS = 240_000;
 
-import { END_AFTER_START_RULE, END_BEFORE_START, endAfterStart, SearchMode, Source, Threshold, TimeRange, UnixSeconds, UserId } from "./common.ts";
+import { END_AFTER_START_RULE, END_BEFORE_START, endAfterStart, SearchMode, SearchText, Source, Threshold, TimeRange, UnixSeconds, UserId } from "./common.ts";
 
 export const ROLES = ["User", "Agent", "System"] as const;
 /** Any letter case on the wire ('agent' → 'Agent'). */
@@ -229,7 +229,7 @@ export const GetAllInteractionsQuery = z.object({
 export const SearchInteractionsRequest = z
   .object({
     user_id: UserId,
-    query: z.string().refine((value) => value.trim() !== "", "query must not be empty"),
+    query: SearchText.refine((value) => value.trim() !== "", "query must not be empty"),
     top_k: z.number().int().min(1).max(100).default(10),
     /** Search only the user's most recent k interactions. */
     most_recent_k: z.number().int().min(1).optional(),

@@ -6,6 +6,7 @@ import {
   PlaybookStatus,
   PlaybookStatusOnWire,
   SearchMode,
+  SearchText,
   Source,
   Status,
   StatusFilter,
@@ -217,7 +218,7 @@ export const AddAgentPlaybookResponse = z.object({
 
 /** Filters both kinds of playbook share; the time range bounds created_at. */
 const PlaybookFilterFields = {
-  query: z.string().optional(),
+  query: SearchText.optional(),
   playbook_name: z.string().optional(),
   agent_version: z.string().optional(),
   ...TimeRange,

@@ -4,6 +4,7 @@ import {
   END_BEFORE_START,
   endAfterStart,
   SearchMode,
+  SearchText,
   Source,
   Status,
   StatusFilter,
@@ -90,7 +91,7 @@ export const GetProfilesRequest = z
   .object({
     user_id: UserId,
     profile_id: z.string().optional(),
-    query: z.string().optional(),
+    query: SearchText.optional(),
     ...TimeRange,
     top_k: z.number().int().min(1).max(1000).default(30),
     source: Source.optional(),
@@ -131,7 +132,7 @@ export const GetAllProfilesQuery = z
     status_filter: csv(StatusFilter).optional(),
     user_id: z.string().optional(),
     profile_id: z.string().optional(),
-    query: z.string().optional(),
+    query: SearchText.optional(),
     source: Source.optional(),
     profile_time_to_live: ProfileTimeToLive.optional(),
     ...TimeRange,
@@ -145,7 +146,7 @@ export const SearchProfilesRequest = z
   .object({
     user_id: UserId,
     generated_from_request_id: z.string().optional(),
-    query: z.string().optional(),
+    query: SearchText.optional(),
     ...TimeRange,
     top_k: z.number().int().min(1).max(100).default(10),
     source: Source.optional(),
@@ -167,7 +168,7 @@ export const MAX_RERANK_PROFILE_IDS = 1000;
 /** Answered with ProfilesResponse (the contract's SearchProfilesViewResponse). */
 export const RerankUserProfilesRequest = z.object({
   user_id: UserId,
-  query: z.string().trim().min(1, "query must not be empty"),
+  query: SearchText.trim().min(1, "query must not be empty"),
   /** Ids of other users' profiles, or of none, are dropped silently; an empty list reranks nothing. */
   profile_ids: z.array(z.string()).max(MAX_RERANK_PROFILE_IDS, `profile_ids must hold at most ${MAX_RERANK_PROFILE_IDS} ids`),
   top_k: z.number().int().min(1).max(100).default(10),
@@ -178,7 +179,7 @@ export const DeleteProfileRequest = z
   .object({
     user_id: UserId,
     profile_id: z.string().default(""),
-    search_query: z.string().default(""),
+    search_query: SearchText.default(""),
   })
   .refine((value) => value.profile_id !== "" || value.search_query.trim() !== "", {
     message: "give profile_id or search_query",

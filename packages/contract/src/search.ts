@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SearchMode, Source, Tags, Threshold } from "./common.ts";
+import { SearchMode, SearchText, Source, Tags, Threshold } from "./common.ts";
 import { AgentPlaybook, PlaybookStatusFilter, UserPlaybook } from "./playbooks.ts";
 import { Profile } from "./profiles.ts";
 
@@ -11,7 +11,7 @@ const BoundedId = z.string().max(255);
 export const ConversationTurn = z.object({ role: z.string(), content: z.string() });
 
 export const UnifiedSearchRequest = z.object({
-  query: z.string(),
+  query: SearchText,
   /** Per entity type. */
   top_k: z.number().int().min(1).max(100).default(5),
   threshold: Threshold.optional(),

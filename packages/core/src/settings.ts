@@ -44,6 +44,10 @@ const Environment = z.object({
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
   SERVICE_BACKSTOP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Web origins whose pages may call the API (comma-separated); none by default. */
+  SERVICE_ALLOWED_ORIGINS: z.string().default(""),
+  /** Host names the service answers to (comma-separated; "*" for any); unset: loopback names and HOST. */
+  SERVICE_ALLOWED_HOSTS: optionalText,
   /** The largest request body accepted; a larger one answers 413. */
   SERVICE_MAX_BODY_BYTES: z.coerce
     .number()
@@ -62,6 +66,13 @@ const Environment = z.object({
   /** Signs exposure receipts; unset, the database holds one made on first use, shared by every process. */
   EXPOSURE_RECEIPT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
+
+/** A comma-separated setting as its non-empty entries, lowercased. */
+const listOf = (text: string) =>
+  text
+    .split(",")
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean);
 
 /** The contract's deadline of POST /api/search. */
 export const SEARCH_DEADLINE_MS = 5000;
@@ -108,6 +119,10 @@ export function loadSettings(env: Record<string, string | undefined>) {
     logLevel: e.LOG_LEVEL,
     backstopMs: e.SERVICE_BACKSTOP_TIMEOUT_MS,
     maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
+    browser: {
+      allowedOrigins: listOf(e.SERVICE_ALLOWED_ORIGINS),
+      allowedHosts: e.SERVICE_ALLOWED_HOSTS === "*" ? ("any" as const) : listOf(e.SERVICE_ALLOWED_HOSTS ?? `localhost,127.0.0.1,[::1],${e.HOST}`),
+    },
     healthTimeoutMs: e.SERVICE_HEALTH_TIMEOUT_MS,
     publishAdmission: { concurrency: e.SERVICE_PUBLISH_CONCURRENCY, timeoutMs: e.SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS } satisfies PublishAdmissionSettings,
     learning: { concurrency: e.LLM_CONCURRENCY } satisfies LearningSettings,
