@@ -125,8 +125,9 @@ export async function admitPublish(deps: CoreDeps, requestId: string): Promise<P
         timer = setTimeout(
           () => {
             const timedOut = new AdmissionTimeoutError(requestId, settings.timeoutMs);
-            expiry.abort(timedOut);
+            // The answer first: the abort makes the transaction fail too, and that failure must not win the race.
             reject(timedOut);
+            expiry.abort(timedOut);
           },
           Math.max(0, deadline - performance.now()),
         );
