@@ -1,14 +1,7 @@
 import type { LlmSettings } from "@als/ai";
 import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
 import { z } from "zod";
-import {
-  DEFAULT_LEARNING_CONCURRENCY,
-  DEFAULT_PUBLISH_ADMISSION,
-  DEFAULT_SEARCH_CONCURRENCY,
-  type LearningSettings,
-  type PublishAdmissionSettings,
-  type SearchSettings,
-} from "./deps.ts";
+import { DEFAULT_LEARNING_CONCURRENCY, DEFAULT_PUBLISH_ADMISSION, type LearningSettings, type PublishAdmissionSettings, type SearchSettings } from "./deps.ts";
 
 const optionalText = z
   .string()
@@ -49,8 +42,6 @@ const Environment = z.object({
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_LEARNING_CONCURRENCY),
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
-  /** Searches one process runs at once; a search that could not start in time to meet its deadline answers 503 overloaded with Retry-After. */
-  SERVICE_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(DEFAULT_SEARCH_CONCURRENCY),
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
   SERVICE_BACKSTOP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Web origins whose pages may call the API (comma-separated); none by default. */
@@ -137,7 +128,6 @@ export function loadSettings(env: Record<string, string | undefined>) {
     learning: { concurrency: e.LLM_CONCURRENCY } satisfies LearningSettings,
     search: {
       deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,
-      concurrency: e.SERVICE_SEARCH_CONCURRENCY,
       ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),
     } satisfies SearchSettings,
   };

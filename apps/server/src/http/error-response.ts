@@ -6,8 +6,7 @@ export function translateError(error: unknown, correlationId: string, log: Logge
   const { appError, unexpected } = toAppError(error, correlationId);
   if (unexpected !== undefined) {
     log.error("unhandled error", { correlationId, error: unexpected instanceof Error ? (unexpected.stack ?? unexpected.message) : String(unexpected) });
-  } else if (appError !== error && appError.code !== "overloaded") {
-    // A search refused under load is the service protecting itself, not a fault: not logged per request.
+  } else if (appError !== error) {
     log.error(appError.code, {
       correlationId,
       error: error instanceof Error ? error.message : String(error),
@@ -17,9 +16,6 @@ export function translateError(error: unknown, correlationId: string, log: Logge
   return appError;
 }
 
-/** The error's body and status; an error with a `retry_after` detail (seconds) also sends it as Retry-After. */
 export function errorResponse(error: AppError, headers?: Record<string, string>): Response {
-  const retryAfter = error.details.retry_after;
-  const all = typeof retryAfter === "number" ? { ...headers, "retry-after": String(retryAfter) } : headers;
-  return Response.json(errorBody(error), { status: error.status, ...(all && { headers: all }) });
+  return Response.json(errorBody(error), { status: error.status, ...(headers && { headers }) });
 }
