@@ -24,6 +24,7 @@ import { createLogger } from "../apps/server/src/logger.ts";
 import type { FakeLlmReply, FakeLlmRequest } from "../test/support/llm-server.ts";
 import { scriptedReply, startScriptedLlm } from "../test/support/scripted-llm.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { integerOption } from "./lib/options.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
 import { turnPair, wordCount } from "./lib/turns.ts";
 
@@ -50,11 +51,6 @@ function options() {
     },
     strict: true,
   });
-  const integer = (name: string, raw: string, min: number) => {
-    const value = Number(raw.replaceAll("_", ""));
-    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} needs an integer ≥ ${min}, got ${raw}`);
-    return value;
-  };
   const modes: StorageMode[] = values.mode === "both" ? ["embedded", "full"] : values.mode === "embedded" || values.mode === "full" ? [values.mode] : [];
   if (modes.length === 0) throw new Error(`--mode: ${values.mode} is not one of embedded, full, both`);
   const extractions = values.extraction
@@ -62,18 +58,18 @@ function options() {
     .map((item) => item.trim())
     .filter(Boolean);
   for (const item of extractions) if (item !== "excluded" && item !== "included") throw new Error(`--extraction: ${item} is not one of excluded, included`);
-  const users = integer("users", values.users, 1);
-  const concurrencies = values.concurrency.split(",").map((item) => integer("concurrency", item.trim(), 1));
+  const users = integerOption("users", values.users, 1);
+  const concurrencies = values.concurrency.split(",").map((item) => integerOption("concurrency", item.trim(), 1));
   for (const c of concurrencies) if (c > users) throw new Error(`--concurrency ${c} exceeds --users ${users}: each client owns its own users`);
   return {
     modes,
     concurrencies,
     extractions: extractions as Extraction[],
-    requests: integer("requests", values.requests, 1),
-    warmup: integer("warmup", values.warmup, 0),
+    requests: integerOption("requests", values.requests, 1),
+    warmup: integerOption("warmup", values.warmup, 0),
     users,
-    perSession: integer("per-session", values["per-session"], 1),
-    maxRowSeconds: integer("max-row-seconds", values["max-row-seconds"], 1),
+    perSession: integerOption("per-session", values["per-session"], 1),
+    maxRowSeconds: integerOption("max-row-seconds", values["max-row-seconds"], 1),
     postgresUrl: values["postgres-url"],
   };
 }

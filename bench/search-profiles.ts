@@ -21,6 +21,7 @@ import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, profileTexts, queryTexts } from "./lib/corpus.ts";
 import { type ArmSummary, captureSearchQuery, type ExplainSummary, explainSearch, type IterativeScan, writePlan } from "./lib/explain.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { integerOption } from "./lib/options.ts";
 import { type Corpus, openDataset, type SeedTimings, type Shape, type StorageMode, sizeLabel } from "./lib/seed.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
 import { cachedEmbeddings } from "./lib/vector-cache.ts";
@@ -59,19 +60,14 @@ function options() {
     for (const item of items) if (!allowed.includes(item as T)) throw new Error(`--${name}: ${item} is not one of ${allowed.join(", ")}`);
     return items as T[];
   };
-  const integer = (name: string, raw: string, min: number) => {
-    const value = Number(raw.replaceAll("_", ""));
-    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} needs an integer ≥ ${min}, got ${raw}`);
-    return value;
-  };
-  const positive = (name: string, raw: string) => integer(name, raw, 1);
+  const positive = (name: string, raw: string) => integerOption(name, raw, 1);
   return {
     sizes: values.sizes.split(",").map((size) => positive("sizes", size.trim())),
     modes: list<StorageMode>("modes", values.modes, ["embedded", "full"]),
     shapes: list<Shape>("shapes", values.shapes, ["users", "single"]),
     searches: list<SearchKind>("search", values.search, ["hybrid", "vector"]),
     queries: positive("queries", values.queries),
-    warmup: integer("warmup", values.warmup, 0),
+    warmup: integerOption("warmup", values.warmup, 0),
     perUser: positive("per-user", values["per-user"]),
     maxRowSeconds: positive("max-row-seconds", values["max-row-seconds"]),
     postgresUrl: values["postgres-url"],

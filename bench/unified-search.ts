@@ -25,6 +25,7 @@ import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, prng, profileTexts, queryTexts } from "./lib/corpus.ts";
 import { type ArmSummary, captureRankedQuery, explainSearch, writePlan } from "./lib/explain.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { integerOption, storageModesOption } from "./lib/options.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
 import { type Corpus, LEARNING_TABLES, type LearningsSeedTimings, openLearningsDataset, postgresServerUrl, type StorageMode, sizeLabel } from "./lib/seed.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
@@ -59,28 +60,19 @@ function options() {
     },
     strict: true,
   });
-  const integer = (name: string, raw: string, min: number) => {
-    const value = Number(raw.replaceAll("_", ""));
-    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} needs an integer ≥ ${min}, got ${raw}`);
-    return value;
-  };
-  const modes = values.modes
-    .split(",")
-    .map((mode) => mode.trim())
-    .filter(Boolean);
-  for (const mode of modes) if (mode !== "embedded" && mode !== "full") throw new Error(`--modes: ${mode} is not one of embedded, full`);
+  const modes = storageModesOption(values.modes);
   return {
-    sizes: values.sizes.split(",").map((size) => integer("sizes", size.trim(), 1)),
-    modes: modes as StorageMode[],
-    queries: integer("queries", values.queries, 1),
-    warmup: integer("warmup", values.warmup, 0),
-    concurrency: integer("concurrency", values.concurrency, 1),
-    requests: integer("requests", values.requests, 1),
-    maxRowSeconds: integer("max-row-seconds", values["max-row-seconds"], 1),
-    recallQueries: integer("recall-queries", values["recall-queries"], 0),
-    maxRecallSeconds: integer("max-recall-seconds", values["max-recall-seconds"], 1),
-    perUser: integer("per-user", values["per-user"], 1),
-    pool: integer("pool", values.pool, 1),
+    sizes: values.sizes.split(",").map((size) => integerOption("sizes", size.trim(), 1)),
+    modes,
+    queries: integerOption("queries", values.queries, 1),
+    warmup: integerOption("warmup", values.warmup, 0),
+    concurrency: integerOption("concurrency", values.concurrency, 1),
+    requests: integerOption("requests", values.requests, 1),
+    maxRowSeconds: integerOption("max-row-seconds", values["max-row-seconds"], 1),
+    recallQueries: integerOption("recall-queries", values["recall-queries"], 0),
+    maxRecallSeconds: integerOption("max-recall-seconds", values["max-recall-seconds"], 1),
+    perUser: integerOption("per-user", values["per-user"], 1),
+    pool: integerOption("pool", values.pool, 1),
     postgresUrl: values["postgres-url"] ?? (modes.includes("full") ? postgresServerUrl(ROOT) : "postgres://unused"),
     reseed: values.reseed,
     seedOnly: values["seed-only"],

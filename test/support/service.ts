@@ -1,6 +1,7 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
 import { attachReconciler, type CoreDeps } from "@als/core";
+import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { createLogger } from "../../apps/server/src/logger.ts";
 import { sharedComputePool } from "./compute.ts";
@@ -17,6 +18,12 @@ export interface TestServiceOptions {
   llm?: Llm;
   /** The cross-encoder of rerank_user_profiles (tiny-cross-encoder.ts); unset: none configured, reranking answers 503. */
   reranker?: Reranker;
+  /** Unset: `local`, requests without a credential are the local organisation. */
+  authMode?: AuthMode;
+  /** Unset: DEFAULT_RATE_LIMITS. */
+  rateLimits?: RateLimits;
+  /** The account endpoints' mailer, OIDC client and public URL; unset: mails logged, no OIDC. */
+  accounts?: AccountServices;
 }
 
 /**
@@ -39,7 +46,15 @@ export async function startTestService(options: TestServiceOptions = {}) {
   };
   const reconcilerErrors: unknown[] = [];
   const reconciler = attachReconciler(deps, (error) => reconcilerErrors.push(error));
-  const app = buildApp({ deps, log: createLogger("error"), mode: testMode, strictResponses: true });
+  const app = buildApp({
+    deps,
+    log: createLogger("error"),
+    mode: testMode,
+    strictResponses: true,
+    ...(options.authMode && { authMode: options.authMode }),
+    ...(options.rateLimits && { rateLimits: options.rateLimits }),
+    ...(options.accounts && { accounts: options.accounts }),
+  });
 
   /** Waits for the reconciler to finish what is due; fails when one of its passes failed. */
   async function learningIdle(): Promise<void> {

@@ -1,9 +1,19 @@
-import { AppError, type Endpoint, errorCodesOf } from "@als/contract";
+import { AppError, type Endpoint, errorCodesOf, rateClassOf } from "@als/contract";
 import type { CoreDeps } from "@als/core";
-import { checkStorage, LOCAL_SCOPE } from "@als/db";
+import { checkStorage } from "@als/db";
+import {
+  type AccountServices,
+  type AuthMode,
+  authorizeRequest,
+  DEFAULT_RATE_LIMITS,
+  localAccountServices,
+  principalIdOf,
+  RateLimiter,
+  type RateLimits,
+} from "@als/identity";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
-import type { RequestContext } from "./context.ts";
+import type { IncomingRequest, RequestContext } from "./context.ts";
 import { withBackstop } from "./http/backstop.ts";
 import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/browser-guard.ts";
 import { errorResponse, translateError } from "./http/error-response.ts";
@@ -31,6 +41,12 @@ export interface AppOptions {
   healthTimeoutMs?: number;
   /** Fail a response carrying a field its declaration does not name (tests), instead of stripping it. */
   strictResponses?: boolean;
+  /** `local` (default): no credential is the local organisation; `required`: 401 without one. */
+  authMode?: AuthMode;
+  /** Per-credential token buckets by route class (default DEFAULT_RATE_LIMITS). */
+  rateLimits?: RateLimits;
+  /** The mailer, OpenID Connect client and public URL of the account endpoints (default: mails logged, no OIDC, http://localhost:8081). */
+  accounts?: AccountServices;
 }
 
 /** The defaults of an app built without settings (tests, benchmarks), as the settings' own defaults. */
@@ -39,6 +55,16 @@ export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
 
 const CORRELATION_HEADER = "x-correlation-id";
+
+/** Elysia's handle on the listening server, if any: it knows the peer's address. */
+type Listener = { requestIP(request: Request): { address: string } | null } | null | undefined;
+
+const incomingOf = (request: Request, server: Listener): IncomingRequest => ({
+  correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
+  authorization: request.headers.get("authorization"),
+  project: request.headers.get("x-service-project"),
+  clientAddress: server?.requestIP(request)?.address ?? null,
+});
 
 /** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs. */
 export function buildApp({
@@ -50,13 +76,23 @@ export function buildApp({
   healthTimeoutMs = DEFAULT_HEALTH_TIMEOUT_MS,
   browser = LOCAL_BROWSER_POLICY,
   strictResponses = false,
+  authMode = "local",
+  rateLimits = DEFAULT_RATE_LIMITS,
+  accounts = localAccountServices(log),
 }: AppOptions) {
-  const contextFor = (request: Request): RequestContext => ({
-    deps,
-    // Every request is served as the local organisation's `default` project until API keys arrive.
-    scope: LOCAL_SCOPE,
-    correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
-  });
+  const rateLimiter = new RateLimiter(rateLimits);
+
+  /**
+   * The one resolver (see authorizeRequest), then the rate limit: before any handler runs. A
+   * credential has its own buckets; public endpoints (log in, register) are limited per peer
+   * address instead, so passwords cannot be guessed at the speed of the network.
+   */
+  const authorize = async (endpoint: Endpoint, incoming: IncomingRequest, pathParams: Record<string, string>): Promise<RequestContext> => {
+    const { principal, scope } = await authorizeRequest(deps, authMode, endpoint, incoming, pathParams);
+    if (principal.kind === "api_key" || principal.kind === "session") rateLimiter.take(principalIdOf(principal), rateClassOf(endpoint));
+    if (principal.kind === "anonymous" && incoming.clientAddress !== null) rateLimiter.take(`address:${incoming.clientAddress}`, rateClassOf(endpoint));
+    return { deps, principal, scope, correlationId: incoming.correlationId, accounts };
+  };
 
   /** Runs a route on parsed input within its time budget and returns the declared body. */
   const run = async (route: Route, ctx: RequestContext, input: unknown) => {
@@ -70,10 +106,12 @@ export function buildApp({
       ? appError
       : new AppError("internal_error", `${endpoint.procedure} answered ${appError.code}, which its declaration does not list: ${appError.message}`);
 
-  const serve = async (route: Route, request: Request, pathParams: Record<string, string>): Promise<Response> => {
-    const ctx = contextFor(request);
+  const serve = async (route: Route, request: Request, pathParams: Record<string, string>, server: Listener): Promise<Response> => {
+    const incoming = incomingOf(request, server);
     const { endpoint } = route;
     try {
+      // Credentials before input: a caller without access learns nothing, not even what is invalid.
+      const ctx = await authorize(endpoint, incoming, pathParams);
       const url = new URL(request.url);
       const input =
         endpoint.method === "GET"
@@ -81,11 +119,11 @@ export function buildApp({
           : parseInput(endpoint.input, withPathParams(withQueryFields(endpoint, url, await readJsonBody(request, maxBodyBytes)), pathParams), "body");
       return Response.json(await run(route, ctx, input), { status: endpoint.successStatus ?? 200 });
     } catch (error) {
-      return errorResponse(declared(endpoint, translateError(error, ctx.correlationId, log)));
+      return errorResponse(declared(endpoint, translateError(error, incoming.correlationId, log)));
     }
   };
 
-  const trpcRouter = buildTrpcRouter(routeList, run, log);
+  const trpcRouter = buildTrpcRouter(routeList, async (route, incoming, input) => run(route, await authorize(route.endpoint, incoming, {}), input), log);
   const openApi = buildOpenApi(
     routeList.map((route) => route.endpoint),
     { title: "Agent learning service", version: "0.1.0" },
@@ -107,17 +145,17 @@ export function buildApp({
     .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }))
     .all(
       "/trpc/*",
-      async ({ request }) => {
-        const ctx = contextFor(request);
+      async ({ request, server }) => {
+        const incoming = incomingOf(request, server);
         let body: unknown;
         try {
           // Read here so tRPC calls get the same limits on size, media type and encoding as REST.
           body = await readJsonBody(request, maxBodyBytes);
         } catch (error) {
-          return errorResponse(translateError(error, ctx.correlationId, log));
+          return errorResponse(translateError(error, incoming.correlationId, log));
         }
         const req = new Request(request.url, { method: request.method, headers: request.headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
-        return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => ctx, onError: ({ error }) => void error });
+        return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => incoming, onError: ({ error }) => void error });
       },
       { parse: "none" },
     )
@@ -129,9 +167,12 @@ export function buildApp({
       return errorResponse(new AppError("not_found", `no endpoint ${request.method} ${pathname}`));
     });
   for (const route of routeList) {
-    app.route(route.endpoint.method, route.endpoint.path, ({ request, params }) => serve(route, request, (params ?? {}) as Record<string, string>), {
-      parse: "none",
-    });
+    app.route(
+      route.endpoint.method,
+      route.endpoint.path,
+      ({ request, params, server }) => serve(route, request, (params ?? {}) as Record<string, string>, server),
+      { parse: "none" },
+    );
   }
   return app;
 }

@@ -1,9 +1,27 @@
 import type { CoreDeps } from "@als/core";
 import type { Scope } from "@als/db";
+import type { AccountServices, Principal } from "@als/identity";
 
-/** What a handler knows about the request it serves: who (organisation, project) and its correlation id. */
+/**
+ * What a handler knows about the request it serves: who (the principal the credential resolved
+ * to), where (the organisation and project), and its correlation id. Handlers never read headers.
+ */
 export interface RequestContext {
   deps: CoreDeps;
+  principal: Principal;
   scope: Scope;
   correlationId: string;
+  /** Mail, third-party sign-in and the public address, for the account endpoints. */
+  accounts: AccountServices;
+}
+
+/** What the credential resolver needs of a request, taken from it before any handler runs. */
+export interface IncomingRequest {
+  correlationId: string;
+  /** The Authorization header, if sent. */
+  authorization: string | null;
+  /** X-Service-Project, if sent. */
+  project: string | null;
+  /** The peer's IP address when the request came over a socket (null in process): sign-in limits. */
+  clientAddress: string | null;
 }

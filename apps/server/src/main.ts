@@ -1,5 +1,6 @@
 import { loadSettings, type Settings } from "@als/core";
 import { guardProcessAgainstStorageFailures } from "@als/db";
+import { type AccountServices, createAccountServices } from "@als/identity";
 import { buildApp } from "./app.ts";
 import { composeService } from "./compose.ts";
 import { createLogger } from "./logger.ts";
@@ -15,8 +16,10 @@ const log = createLogger(settings.logLevel);
 // A dropped database connection fails the requests using it (503); it must not end the process.
 guardProcessAgainstStorageFailures(log);
 let service: Awaited<ReturnType<typeof composeService>>;
+let accounts: AccountServices;
 try {
   service = await composeService(settings, log);
+  accounts = await createAccountServices(settings.identity, log);
 } catch (error) {
   log.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
@@ -29,6 +32,9 @@ const app = buildApp({
   maxBodyBytes: settings.maxBodyBytes,
   healthTimeoutMs: settings.healthTimeoutMs,
   browser: settings.browser,
+  authMode: settings.identity.authMode,
+  rateLimits: settings.identity.rateLimits,
+  accounts,
 });
 // Bun refuses bodies past its own limit before the app sees them; the app answers 413 with the contract's body just above ours.
 app.listen({ hostname: settings.host, port: settings.port, maxRequestBodySize: settings.maxBodyBytes + 1 });
@@ -37,6 +43,7 @@ log.info("listening", { url: `http://${settings.host}:${settings.port}`, mode: s
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, async () => {
     await app.stop();
+    await accounts.mailer.close();
     await service.close();
     process.exit(0);
   });

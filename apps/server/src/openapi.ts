@@ -1,4 +1,4 @@
-import { type Endpoint, ERROR_TABLE, type ErrorCode, errorCodesOf, NoInput } from "@als/contract";
+import { AGENT_CREDENTIALS, type CredentialKind, type Endpoint, ERROR_TABLE, type ErrorCode, errorCodesOf, NoInput } from "@als/contract";
 import { z } from "zod";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output") {
@@ -20,11 +20,46 @@ const ErrorBody = {
   },
 } as const;
 
+/**
+ * Every credential is a bearer token; which kinds an endpoint accepts is said in its description,
+ * since OpenAPI cannot tell an API key from a session token of the same scheme.
+ */
+const SECURITY_SCHEMES = {
+  bearer: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An API key (`als_…`, bound to one project; full or limited access) or a session token (`alss_…` login, `alsg_…` governance). In AUTH_MODE=local a request without one is the local organisation.",
+  },
+} as const;
+
+const CREDENTIAL_NAMES: Record<CredentialKind, string> = {
+  api_key: "full-access API key",
+  limited_api_key: "limited API key",
+  login_session: "login session",
+  governance_session: "governance session",
+};
+
+function credentialsNote(endpoint: Endpoint): string {
+  if (endpoint.public) return "No credential.";
+  const accepted = (endpoint.credentials ?? AGENT_CREDENTIALS).map((kind) => CREDENTIAL_NAMES[kind]).join(", ");
+  const project = endpoint.projectPathParam ? ` X-Service-Project must equal {${endpoint.projectPathParam}}.` : "";
+  return `Credentials: ${accepted}.${project}`;
+}
+
 /** Every status an endpoint can answer besides its success, with the error codes behind each. */
 function errorStatuses(endpoint: Endpoint): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(endpoint)) byStatus.set(ERROR_TABLE[code].status, [...(byStatus.get(ERROR_TABLE[code].status) ?? []), code]);
   return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+/** The JSON body of an input: its fields but the path's; null when the path carries them all (`DELETE /keys/{prefix}`). */
+function bodyOf(input: { properties?: Record<string, unknown>; required?: string[] }, pathParams: string[]) {
+  if (pathParams.length === 0) return input;
+  const properties = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([name]) => !pathParams.includes(name)));
+  if (Object.keys(properties).length === 0) return null;
+  return { ...input, properties, required: (input.required ?? []).filter((name) => !pathParams.includes(name)) };
 }
 
 /** OpenAPI 3.1 of every endpoint, generated from the same declarations and zod schemas that serve requests. */
@@ -42,8 +77,11 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
         required: pathParams.includes(name) || (endpoint.method === "GET" && (input.required?.includes(name) ?? false)),
         schema,
       }));
+    const body = bodyOf(input, pathParams);
     const requestBody =
-      endpoint.method === "GET" || endpoint.input === NoInput ? {} : { requestBody: { required: true, content: { "application/json": { schema: input } } } };
+      endpoint.method === "GET" || endpoint.input === NoInput || body === null
+        ? {}
+        : { requestBody: { required: true, content: { "application/json": { schema: body } } } };
     const success = String(endpoint.successStatus ?? 200);
     const errors = Object.fromEntries(
       [...errorStatuses(endpoint)].map(([status, codes]) => [
@@ -56,6 +94,8 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
     paths[path][endpoint.method.toLowerCase()] = {
       operationId: endpoint.procedure,
       summary: endpoint.summary,
+      description: credentialsNote(endpoint),
+      security: endpoint.public ? [] : [{ bearer: [] }],
       tags: [endpoint.procedure.split(".")[0]],
       ...(parameters.length > 0 && { parameters }),
       ...requestBody,
@@ -65,7 +105,7 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
       },
     };
   }
-  return { openapi: "3.1.0", info, paths };
+  return { openapi: "3.1.0", info, paths, components: { securitySchemes: SECURITY_SCHEMES } };
 }
 
 export const DOCS_PAGE = `<!doctype html>

@@ -1,6 +1,6 @@
 import { AppError, ERROR_TABLE, errorBody } from "@als/contract";
 import { type AnyTRPCProcedure, initTRPC, TRPCError } from "@trpc/server";
-import type { RequestContext } from "./context.ts";
+import type { IncomingRequest } from "./context.ts";
 import { translateError } from "./http/error-response.ts";
 import { parseInput } from "./http/validation.ts";
 import type { Route } from "./implement.ts";
@@ -9,10 +9,10 @@ import type { Logger } from "./logger.ts";
 /**
  * The tRPC router for internal tools: every route as the procedure its endpoint names
  * (`resource.action`; a GET is a query, the rest mutations), with the same input rules, time
- * budget, response allow-list and error table as REST. Its static type is `AppRouter` of @als/client.
+ * budget, credential rules, response allow-list and error table as REST (`run` authorizes each call). Its static type is `AppRouter` of @als/client.
  */
-export function buildTrpcRouter(routes: Route[], run: (route: Route, ctx: RequestContext, input: unknown) => Promise<unknown>, log: Logger) {
-  const t = initTRPC.context<RequestContext>().create({
+export function buildTrpcRouter(routes: Route[], run: (route: Route, incoming: IncomingRequest, input: unknown) => Promise<unknown>, log: Logger) {
+  const t = initTRPC.context<IncomingRequest>().create({
     errorFormatter: ({ shape, error }) => ({
       ...shape,
       data: { ...shape.data, stack: undefined, ...(error.cause instanceof AppError && { appError: errorBody(error.cause) }) },
@@ -31,7 +31,7 @@ export function buildTrpcRouter(routes: Route[], run: (route: Route, ctx: Reques
     const { procedure, method, input } = route.endpoint;
     const [resource, action] = procedure.split(".") as [string, string];
     const withInput = base.input((raw: unknown) => parseInput(input, raw, method === "GET" ? "query" : "body"));
-    const handler = ({ ctx, input: parsed }: { ctx: RequestContext; input: unknown }) => run(route, ctx, parsed);
+    const handler = ({ ctx, input: parsed }: { ctx: IncomingRequest; input: unknown }) => run(route, ctx, parsed);
     tree[resource] ??= {};
     tree[resource][action] = method === "GET" ? withInput.query(handler) : withInput.mutation(handler);
   }

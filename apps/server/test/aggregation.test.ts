@@ -3,6 +3,7 @@ import { runAggregationStep, startAggregationOperation } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { addAgentPlaybooks, addUserPlaybooks } from "../../../test/support/playbooks.ts";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -132,7 +133,10 @@ describe("aggregation operations", () => {
 
   test("unknown ids and other projects' operations are 404", async () => {
     expect((await svc.call("GET", "/api/playbook_aggregation_operations/nope")).status).toBe(404);
-    const elsewhere = await startAggregationOperation(svc.deps, { orgId: LOCAL_SCOPE.orgId, projectId: "other" }, { request_id: "x", agent_version: "v1" });
+    const elsewhere = await startAggregationOperation(svc.deps, await registerProject(svc.db, { orgId: LOCAL_SCOPE.orgId, projectId: "other" }), {
+      request_id: "x",
+      agent_version: "v1",
+    });
     expect((await svc.call("GET", `/api/playbook_aggregation_operations/${elsewhere.operation_id}`)).status).toBe(404);
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublishInteractionRequest } from "@als/contract";
 import { finalizeSession, publishInteractions, runLearningStep } from "@als/core";
 import { LOCAL_SCOPE, learning, type Scope } from "@als/db";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -17,6 +18,7 @@ const OTHER_PROJECT: Scope = { orgId: LOCAL_SCOPE.orgId, projectId: "other" };
 beforeAll(async () => {
   llm = await startScriptedLlm();
   svc = await startTestService({ llm: llm.llm });
+  await registerProject(svc.db, OTHER_PROJECT);
 });
 afterAll(async () => {
   await svc.close();

@@ -3,6 +3,7 @@ import { GENERATION_LEASE_SECONDS, getGenerationRun, rerunGeneration, reviewUser
 import { LOCAL_SCOPE, playbookReviews } from "@als/db";
 import type { FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { holdCall, scriptedReply, scriptedReview, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { statusName } from "../../../test/support/wire-status.ts";
@@ -177,7 +178,7 @@ describe("generation runs", () => {
   });
 
   test("another project's run, or an unknown one, is not found", async () => {
-    const elsewhere = await startManualGeneration(svc.deps, { orgId: scope.orgId, projectId: "other" }, "profile", {});
+    const elsewhere = await startManualGeneration(svc.deps, await registerProject(svc.db, { orgId: scope.orgId, projectId: "other" }), "profile", {});
     await expect(getGenerationRun(svc.deps, scope, elsewhere.run_id)).rejects.toMatchObject({ code: "not_found" });
     await expect(getGenerationRun(svc.deps, scope, "nope")).rejects.toMatchObject({ code: "not_found" });
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublishInteractionRequest } from "@als/contract";
 import { getInteractions, publishInteractions } from "@als/core";
 import { LOCAL_SCOPE, type Scope } from "@als/db";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 // DELETE /api/delete_interaction: one interaction of one user, nothing else.
@@ -11,6 +12,7 @@ const OTHER_PROJECT: Scope = { orgId: LOCAL_SCOPE.orgId, projectId: "other" };
 
 beforeAll(async () => {
   svc = await startTestService();
+  await registerProject(svc.db, OTHER_PROJECT);
 });
 afterAll(() => svc.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rerunGeneration } from "@als/core";
 import { LOCAL_SCOPE, type Scope } from "@als/db";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
@@ -14,6 +15,7 @@ const OTHER_PROJECT: Scope = { orgId: LOCAL_SCOPE.orgId, projectId: "other" };
 beforeAll(async () => {
   llm = await startScriptedLlm();
   svc = await startTestService({ llm: llm.llm });
+  await registerProject(svc.db, OTHER_PROJECT);
   for (const [userId, content] of [
     ["ana", "I am vegan."],
     ["bo", "I have a golden retriever."],

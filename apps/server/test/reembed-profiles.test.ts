@@ -32,6 +32,8 @@ describe("re-embedding after the embedding model changes", () => {
     reconciler.poke();
     reconciler.poke();
     await reconciler.idle();
+    // Its wake-up timer would otherwise poke on after this file closed the database, failing a later file's test.
+    reconciler.stop();
     expect(await profiles.countProfilesWithStaleEmbedding(svc.db, LOCAL_SCOPE, svc.deps.embedder.modelId)).toBe(0);
     const response = await svc.call("POST", "/api/search_profiles", { user_id: "user-1", query: "insects honey", search_mode: "vector", top_k: 3 });
     expect(response.body.user_profiles.map((p: any) => p.content.split(" (")[0])).toEqual(Array(3).fill("Keeps bees in the garden"));

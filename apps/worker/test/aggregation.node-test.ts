@@ -9,6 +9,7 @@ import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregat
 import { agentPlaybooks, type Scope } from "@als/db";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
 import type { FakeLlmReply } from "../../../test/support/llm-server.ts";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { openFullModeEnvironment, spawnWorker, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
@@ -35,7 +36,7 @@ before(async () => {
 after(() => env?.close());
 
 test("an operation whose worker is killed mid-run completes exactly once on the next worker", { timeout: 240_000 }, async () => {
-  const scope: Scope = { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" };
+  const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
   const { db, embedder, client, llm, database } = env;
   const deps: CoreDeps = { db, embedder, now: systemClock, scheduleAggregation: (s, id) => startAggregationOperationWorkflow(client, taskQueue, s, id) };
   await addUserPlaybooks(

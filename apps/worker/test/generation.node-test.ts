@@ -9,6 +9,7 @@ import { NewUserPlaybook, PublishInteractionRequest } from "@als/contract";
 import { addUserPlaybooks, type CoreDeps, getGenerationRun, publishInteractions, reviewUserPlaybooks, systemClock } from "@als/core";
 import { playbookReviews, type Scope, userPlaybooks } from "@als/db";
 import { startGenerationRunWorkflow } from "@als/workflows/start-generation-run";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { holdCall, scriptedReply, scriptedReview } from "../../../test/support/scripted-llm.ts";
 import { openFullModeEnvironment, spawnWorker, stopWorker } from "./worker-process.ts";
 
@@ -27,7 +28,7 @@ before(async () => {
 after(() => env?.close());
 
 test("an applied review whose worker is killed mid-run is completed exactly once by the next worker", { timeout: 240_000 }, async () => {
-  const scope: Scope = { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" };
+  const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
   const deps: CoreDeps = {
     db: env.db,
     embedder: env.embedder,

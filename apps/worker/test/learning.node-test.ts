@@ -9,6 +9,7 @@ import { type CoreDeps, learningStatusOf, publishInteractions, systemClock } fro
 import { learning, profiles, type Scope, userPlaybooks } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { scriptedReply } from "../../../test/support/scripted-llm.ts";
 import { openFullModeEnvironment, spawnWorker as spawnWorkerProcess, stopWorker } from "./worker-process.ts";
 
@@ -50,14 +51,15 @@ async function waitUntilDone(scope: Scope, requestId: string, timeoutMs: number)
   }
 }
 
-const newScope = (): Scope => ({ orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
+/** A scope of its own per test, registered as an organisation and project (tenant data references its project). */
+const newScope = (): Promise<Scope> => registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
 const conversation = [
   { role: "User", content: "I am vegan and I have a golden retriever." },
   { role: "Agent", content: "Try roast chicken.", expert_content: "Try a chickpea curry — fully vegan." },
 ];
 
 test("a publish starts the user's learning workflow, and the same conversation again adds nothing", { timeout: 180_000 }, async () => {
-  const scope = newScope();
+  const scope = await newScope();
   const worker = spawnWorker();
   try {
     const first = await publish(scope, { user_id: "ana", session_id: "s", force_extraction: true, interaction_data_list: conversation });
@@ -79,7 +81,7 @@ test("a publish starts the user's learning workflow, and the same conversation a
 });
 
 test("a window interrupted by killing its worker is completed exactly once by the next worker", { timeout: 240_000 }, async () => {
-  const scope = newScope();
+  const scope = await newScope();
   let release!: () => void;
   gate = new Promise((resolve) => {
     release = resolve;

@@ -14,6 +14,7 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError, type Workflow
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { workflowMetadataQuery } from "@temporalio/workflow";
 import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { seedProfilesOfRetiredModel } from "../../../test/support/retired-profiles.ts";
 import { startReembedProfiles } from "../src/start-reembed-profiles.ts";
 import { startWorker } from "../src/start-worker.ts";
@@ -62,11 +63,14 @@ after(async () => {
   await database?.drop();
 });
 
-/** A project of its own per test; workflow ids stay unique across runs against the same dev server. */
-const newScope = (): Scope => ({ orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "catalogue" });
+/**
+ * A project of its own per test, registered as an organisation and project (tenant data references
+ * its project); workflow ids stay unique across runs against the same dev server.
+ */
+const newScope = (): Promise<Scope> => registerProject(db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "catalogue" });
 
 test("a worker starting up re-embeds every stale profile once, and search by meaning works again", { timeout: 120_000 }, async () => {
-  const scope = newScope();
+  const scope = await newScope();
   const modelId = embedder.modelId;
   await seedProfilesOfRetiredModel(db, scope, 600);
 
@@ -109,7 +113,7 @@ test("a worker starting up re-embeds every stale profile once, and search by mea
 });
 
 test("a second start collides, and a job outlives its worker shutting down mid-run", { timeout: 180_000 }, async () => {
-  const scope = newScope();
+  const scope = await newScope();
   const modelId = embedder.modelId;
   const total = 1000;
   await seedProfilesOfRetiredModel(db, scope, total);
@@ -155,7 +159,7 @@ test("a worker of another model refuses a job's steps, leaving them to a worker 
   const worker = await startWorker(settings, log);
   try {
     // Seeded after start-up, so this worker does not schedule its own job for the project.
-    const scope = newScope();
+    const scope = await newScope();
     await seedProfilesOfRetiredModel(db, scope, 10);
     const handle = await startReembedProfiles(client, settings.temporal!.taskQueue, scope, "next-model");
     const failure = await firstActivityFailure(handle);

@@ -5,10 +5,18 @@ export interface Embedder {
   /** Length of every vector (the database column is vector(384)). */
   readonly dimensions: number;
   /** One unit-length vector per text, in input order; batches internally. */
-  embedDocuments(texts: string[]): Promise<number[][]>;
+  embedDocuments(texts: string[], options?: EmbedOptions): Promise<number[][]>;
   /** Served from a bounded LRU cache; concurrent identical queries share one computation. */
-  embedQuery(text: string): Promise<number[]>;
+  embedQuery(text: string, options?: EmbedOptions): Promise<number[]>;
   close(): Promise<void>;
+}
+
+export interface EmbedOptions {
+  /**
+   * Once aborted, the call rejects with the signal's reason and its work not yet started is
+   * dropped (local: tasks still queued for the pool; work already running finishes).
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export type EmbedderOptions =

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { createComputePool } from "@als/compute";
 import { chunk } from "./chunk.ts";
-import type { EmbeddingProvider } from "./embedder.ts";
+import type { EmbeddingProvider, EmbedOptions } from "./embedder.ts";
 import { EmbedderUnavailableError } from "./embedder-unavailable-error.ts";
 import { installAdvice, readModelManifest } from "./model-manifest.ts";
 
@@ -24,19 +24,26 @@ export async function createLocalEmbeddingProvider(options: LocalEmbeddingOption
   const manifest = await readModelManifest(modelDir);
   const pool = createComputePool(options.poolSize === undefined ? {} : { threads: options.poolSize });
 
-  async function embedBatch(texts: string[]): Promise<number[][]> {
-    const vectors = await pool.embedTexts({ modelDir, maxTokens: manifest.maxSequenceLength, texts });
+  async function embedBatch(texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    const vectors = await pool.embedTexts({ modelDir, maxTokens: manifest.maxSequenceLength, texts }, signal && { signal });
     if (vectors.length !== texts.length * manifest.dimensions) {
       throw new Error(`model in ${modelDir} returned ${vectors.length / texts.length} dimensions, its manifest says ${manifest.dimensions}`);
     }
     return texts.map((_, row) => Array.from(vectors.subarray(row * manifest.dimensions, (row + 1) * manifest.dimensions)));
   }
 
-  async function embedDocuments(texts: string[]): Promise<number[][]> {
+  async function embedDocuments(texts: string[], options?: EmbedOptions): Promise<number[][]> {
     // Texts of similar length share a task so that little of each batch is padding.
     const order = texts.map((_, index) => index).sort((a, b) => texts[a]!.length - texts[b]!.length);
     const batches = chunk(order, textsPerTask);
-    const results = await Promise.all(batches.map((indices) => embedBatch(indices.map((index) => texts[index]!))));
+    const results = await Promise.all(
+      batches.map((indices) =>
+        embedBatch(
+          indices.map((index) => texts[index]!),
+          options?.signal,
+        ),
+      ),
+    );
     const vectors = new Array<number[]>(texts.length);
     for (const [batch, indices] of batches.entries()) for (const [row, index] of indices.entries()) vectors[index] = results[batch]![row]!;
     return vectors;

@@ -1,4 +1,4 @@
-import type { Embedder, EmbeddingProvider } from "./embedder.ts";
+import type { Embedder, EmbeddingProvider, EmbedOptions } from "./embedder.ts";
 
 /**
  * Adds embedQuery to a provider, served from an LRU cache of query embeddings. The cache holds
@@ -8,6 +8,8 @@ import type { Embedder, EmbeddingProvider } from "./embedder.ts";
 export function withQueryCache(provider: EmbeddingProvider, maxEntries: number): Embedder {
   // A Map iterates in insertion order: re-inserting on every hit keeps the least recently used first.
   const cache = new Map<string, Promise<number[]>>();
+  /** Computations under way: they stop only once every caller waiting for them has given up. */
+  const pending = new Map<Promise<number[]>, { interested: number; stop: AbortController }>();
 
   function lookUp(text: string): Promise<number[]> {
     const cached = cache.get(text);
@@ -16,21 +18,52 @@ export function withQueryCache(provider: EmbeddingProvider, maxEntries: number):
       cache.set(text, cached);
       return cached;
     }
-    const computed = provider.embedDocuments([text]).then(([vector]) => vector!);
+    const stop = new AbortController();
+    const computed = provider.embedDocuments([text], { signal: stop.signal }).then(([vector]) => vector!);
     cache.set(text, computed);
-    computed.catch(() => {
-      if (cache.get(text) === computed) cache.delete(text);
-    });
+    pending.set(computed, { interested: 0, stop });
+    computed.then(
+      () => pending.delete(computed),
+      () => {
+        pending.delete(computed);
+        if (cache.get(text) === computed) cache.delete(text);
+      },
+    );
     if (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
     return computed;
+  }
+
+  /** The cached computation for one caller: with a signal, that caller stops waiting when it is aborted. */
+  async function embedQuery(text: string, options?: EmbedOptions): Promise<number[]> {
+    const signal = options?.signal;
+    signal?.throwIfAborted();
+    const computed = lookUp(text);
+    const computation = pending.get(computed);
+    if (!computation) return (await computed).slice();
+    // A caller without a signal never gives up, so the computation then always runs to its end.
+    computation.interested += signal ? 1 : Number.POSITIVE_INFINITY;
+    if (!signal) return (await computed).slice();
+    let onAbort: (() => void) | undefined;
+    const abandoned = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        reject(signal.reason);
+        if (--computation.interested === 0) computation.stop.abort(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      // A copy, so that a caller changing its vector cannot change what later callers get.
+      return (await Promise.race([computed, abandoned])).slice();
+    } finally {
+      signal.removeEventListener("abort", onAbort!);
+    }
   }
 
   return {
     modelId: provider.modelId,
     dimensions: provider.dimensions,
-    embedDocuments: (texts) => provider.embedDocuments(texts),
-    // A copy, so that a caller changing its vector cannot change what later callers get.
-    embedQuery: async (text) => (await lookUp(text)).slice(),
+    embedDocuments: (texts, options) => provider.embedDocuments(texts, options),
+    embedQuery,
     close: () => provider.close(),
   };
 }

@@ -15,7 +15,12 @@ export interface ComputePoolOptions {
 /** A fixed set of worker threads for CPU-bound tasks. */
 export interface ComputePool {
   readonly threads: number;
-  embedTexts(input: EmbedTextsInput): Promise<EmbedTextsOutput>;
+  /**
+   * Once `signal` is aborted the call rejects with its reason; a task still queued is dropped, one
+   * already running in a thread finishes (Piscina's own signal would terminate the thread, and with
+   * it the loaded model).
+   */
+  embedTexts(input: EmbedTextsInput, options?: { signal?: AbortSignal | undefined }): Promise<EmbedTextsOutput>;
   /** Cross-encoder relevance of (query, document) pairs (tasks/score-pairs.mjs). */
   scorePairs(input: ScorePairsInput): Promise<ScorePairsOutput>;
   /**
@@ -58,6 +63,36 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
   });
   const running = new Set<Promise<unknown>>();
   let closing: Promise<void> | undefined;
+  // Embedding tasks are handed to Piscina one per thread at most; the rest wait here, where a
+  // task whose caller gave up can be dropped before it costs any CPU.
+  let embedding = 0;
+  const embedQueue: (() => void)[] = [];
+  const nextEmbedding = () => {
+    embedding--;
+    embedQueue.shift()?.();
+  };
+  function embedInTurn(input: EmbedTextsInput, signal: AbortSignal | undefined): Promise<EmbedTextsOutput> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const start = () => {
+      embedding++;
+      const task = pool.run(input) as Promise<EmbedTextsOutput>;
+      task.then(nextEmbedding, nextEmbedding);
+      return task;
+    };
+    if (embedding < threads) return start();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        embedQueue.splice(embedQueue.indexOf(turn), 1);
+        reject(signal?.reason);
+      };
+      const turn = () => {
+        signal?.removeEventListener("abort", onAbort);
+        start().then(resolve, reject);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      embedQueue.push(turn);
+    });
+  }
 
   function track<T>(task: Promise<T>): Promise<T> {
     running.add(task);
@@ -87,9 +122,9 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
 
   return {
     threads,
-    embedTexts(input) {
+    embedTexts(input, options) {
       if (closing) return Promise.reject(new Error("compute pool is closed"));
-      return track(pool.run(input));
+      return track(embedInTurn(input, options?.signal));
     },
     scorePairs(input) {
       if (closing) return Promise.reject(new Error("compute pool is closed"));

@@ -37,6 +37,25 @@ export interface EndpointSpec<In extends z.ZodType = z.ZodType, Out extends z.Zo
   errors?: readonly ErrorCode[];
   /** Unset: AGENT_CREDENTIALS. */
   credentials?: readonly CredentialKind[];
+  /** Anyone may call it (register, log in): no credential is needed, and none is read. */
+  public?: true;
+  /**
+   * The path parameter naming the project (`/api/projects/:project_id/...`): X-Service-Project must
+   * equal it, and an API key must be bound to it.
+   */
+  projectPathParam?: string;
+  /** Which per-key rate limit it counts against; unset: `sign_in` for public endpoints, `read` for GET, `write` otherwise. */
+  rateClass?: RateClass;
+}
+
+/**
+ * Classes of the token-bucket rate limit, each configured on its own: per credential, and for
+ * public endpoints (`sign_in`: log in, register) per peer address.
+ */
+export type RateClass = "search" | "publish" | "write" | "read" | "sign_in";
+
+export function rateClassOf(endpoint: Endpoint): RateClass {
+  return endpoint.rateClass ?? (endpoint.public ? "sign_in" : endpoint.method === "GET" ? "read" : "write");
 }
 
 export type Endpoint<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z.ZodType> = EndpointSpec<In, Out> & {
@@ -45,12 +64,16 @@ export type Endpoint<In extends z.ZodType = z.ZodType, Out extends z.ZodType = z
 };
 
 /**
- * Errors any endpoint can answer: bad input, a browser origin or host name refused (403), storage
- * down, the server's backstop, a fault of ours.
+ * Errors any endpoint can answer: bad input, a missing or bad credential (401), a credential or a
+ * browser origin or host name refused (403), a project the caller's organisation does not have
+ * (404), the credential's rate limit (429), storage down, the server's backstop, a fault of ours.
  */
 export const COMMON_ERRORS = [
   "validation_error",
+  "unauthorized",
   "forbidden",
+  "not_found",
+  "rate_limited",
   "storage_unavailable",
   "backstop_timeout",
   "internal_error",

@@ -3,6 +3,7 @@
  * ERROR_TABLE maps each code to its HTTP status and tRPC code, and `errorBody` builds the JSON body.
  */
 export const ERROR_TABLE = {
+  unauthorized: { status: 401, trpc: "UNAUTHORIZED" },
   forbidden: { status: 403, trpc: "FORBIDDEN" },
   not_found: { status: 404, trpc: "NOT_FOUND" },
   method_not_allowed: { status: 405, trpc: "METHOD_NOT_SUPPORTED" },
@@ -10,13 +11,16 @@ export const ERROR_TABLE = {
   payload_too_large: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
   unsupported_media_type: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
   validation_error: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  rate_limited: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   internal_error: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
   not_implemented: { status: 501, trpc: "NOT_IMPLEMENTED" },
   storage_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   embedding_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   llm_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  mail_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   reranker_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   capacity_deadline_exceeded: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  overloaded: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   search_deadline: { status: 504, trpc: "TIMEOUT" },
   backstop_timeout: { status: 504, trpc: "TIMEOUT" },
   admission_timeout: { status: 504, trpc: "TIMEOUT" },

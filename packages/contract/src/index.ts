@@ -1,3 +1,4 @@
+export * from "./account.ts";
 export * from "./aggregation.ts";
 export * from "./common.ts";
 export * from "./config.ts";

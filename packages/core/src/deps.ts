@@ -63,8 +63,19 @@ export const DEFAULT_PUBLISH_ADMISSION: PublishAdmissionSettings = { concurrency
 export interface SearchSettings {
   /** Deadline of a unified search in milliseconds; null disables it (operator switch). Default 5000. */
   deadlineMs?: number | null;
+  /**
+   * Searches one process runs at once (SERVICE_SEARCH_CONCURRENCY); more wait only while they could
+   * still finish in time, else answer 503 overloaded. Default DEFAULT_SEARCH_CONCURRENCY.
+   */
+  concurrency?: number;
   /** Unset: the secret the database holds for this deployment (made on first use). */
   exposureReceiptSecret?: string;
 }
+
+/**
+ * Searches under way in one process. Embedded, they share one PGlite thread and the embedding pool;
+ * beyond a few dozen each only waits longer for the same CPU, so further ones are better refused.
+ */
+export const DEFAULT_SEARCH_CONCURRENCY = 32;
 
 export const systemClock = (): number => Math.floor(Date.now() / 1000);

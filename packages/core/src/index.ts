@@ -52,6 +52,7 @@ export * from "./reconciler.ts";
 export * from "./review/review-user-playbooks.ts";
 export { assignExperimentArm } from "./search/experiment-assignment.ts";
 export * from "./search/exposure-receipts.ts";
+export { admitSearch, SearchOverloadedError } from "./search/search-admission.ts";
 export { defaultThreshold } from "./search/threshold.ts";
 export * from "./search/unified-search.ts";
 export * from "./settings.ts";

@@ -1,12 +1,28 @@
 import type { LlmSettings } from "@als/ai";
 import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
 import { z } from "zod";
-import { DEFAULT_LEARNING_CONCURRENCY, DEFAULT_PUBLISH_ADMISSION, type LearningSettings, type PublishAdmissionSettings, type SearchSettings } from "./deps.ts";
+import {
+  DEFAULT_LEARNING_CONCURRENCY,
+  DEFAULT_PUBLISH_ADMISSION,
+  DEFAULT_SEARCH_CONCURRENCY,
+  type LearningSettings,
+  type PublishAdmissionSettings,
+  type SearchSettings,
+} from "./deps.ts";
 
 const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+/** `50/100`: fifty requests a second sustained, a burst of a hundred. */
+const RateLimitText = z
+  .string()
+  .regex(/^\d+(\.\d+)?\/\d+$/, "must be <per second>/<burst>, e.g. 50/100")
+  .transform((text) => {
+    const [perSecond, burst] = text.split("/").map(Number) as [number, number];
+    return { perSecond, burst };
+  });
 
 const Environment = z.object({
   HOST: z.string().default("127.0.0.1"),
@@ -42,6 +58,8 @@ const Environment = z.object({
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_LEARNING_CONCURRENCY),
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
+  /** Searches one process runs at once; a search that could not start in time to meet its deadline answers 503 overloaded with Retry-After. */
+  SERVICE_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(DEFAULT_SEARCH_CONCURRENCY),
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
   SERVICE_BACKSTOP_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   /** Web origins whose pages may call the API (comma-separated); none by default. */
@@ -63,6 +81,25 @@ const Environment = z.object({
   /** Set → the vector arm of ranked searches asks this Qdrant server, kept in sync from PostgreSQL; unset → pgvector. */
   QDRANT_URL: optionalText,
   QDRANT_API_KEY: optionalText,
+  /** `local` (embedded default): a request without a credential is the local organisation; `required` (hosted): 401 without one. */
+  AUTH_MODE: z.enum(["local", "required"]).default("local"),
+  /** Per-credential rate limits, `<per second>/<burst>`, by route class. */
+  RATE_LIMIT_SEARCH: RateLimitText.prefault("50/100"),
+  RATE_LIMIT_PUBLISH: RateLimitText.prefault("50/100"),
+  RATE_LIMIT_WRITE: RateLimitText.prefault("20/50"),
+  RATE_LIMIT_READ: RateLimitText.prefault("100/200"),
+  /** Per peer address on the public account endpoints (log in, register, accept an invitation). */
+  RATE_LIMIT_SIGN_IN: RateLimitText.prefault("1/10"),
+  /** Where the service is reached from outside: the links of verification and invitation mails. Unset: http://HOST:PORT. */
+  SERVICE_PUBLIC_URL: optionalText,
+  /** `smtp://user:password@host:port` (or smtps://); unset: mails are written to the log (local mode). */
+  SMTP_URL: optionalText,
+  MAIL_FROM: z.string().default("Agent learning service <no-reply@localhost>"),
+  /** OpenID Connect sign-in; all four set, or none. */
+  OIDC_ISSUER: optionalText,
+  OIDC_CLIENT_ID: optionalText,
+  OIDC_CLIENT_SECRET: optionalText,
+  OIDC_REDIRECT_URI: optionalText,
   /** Signs exposure receipts; unset, the database holds one made on first use, shared by every process. */
   EXPOSURE_RECEIPT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
@@ -124,10 +161,12 @@ export function loadSettings(env: Record<string, string | undefined>) {
       allowedHosts: e.SERVICE_ALLOWED_HOSTS === "*" ? ("any" as const) : listOf(e.SERVICE_ALLOWED_HOSTS ?? `localhost,127.0.0.1,[::1],${e.HOST}`),
     },
     healthTimeoutMs: e.SERVICE_HEALTH_TIMEOUT_MS,
+    identity: identitySettings(e),
     publishAdmission: { concurrency: e.SERVICE_PUBLISH_CONCURRENCY, timeoutMs: e.SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS } satisfies PublishAdmissionSettings,
     learning: { concurrency: e.LLM_CONCURRENCY } satisfies LearningSettings,
     search: {
       deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,
+      concurrency: e.SERVICE_SEARCH_CONCURRENCY,
       ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),
     } satisfies SearchSettings,
   };
@@ -135,6 +174,28 @@ export function loadSettings(env: Record<string, string | undefined>) {
 
 function storageTimeouts(e: z.infer<typeof Environment>): StorageTimeouts {
   return { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, acquireMs: e.DATABASE_ACQUIRE_TIMEOUT_MS, statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS };
+}
+
+function identitySettings(e: z.infer<typeof Environment>) {
+  const oidc = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET, e.OIDC_REDIRECT_URI];
+  if (oidc.some(Boolean) && !oidc.every(Boolean)) {
+    throw new Error("invalid configuration: OpenID Connect needs OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_REDIRECT_URI together");
+  }
+  return {
+    authMode: e.AUTH_MODE,
+    rateLimits: {
+      search: e.RATE_LIMIT_SEARCH,
+      publish: e.RATE_LIMIT_PUBLISH,
+      write: e.RATE_LIMIT_WRITE,
+      read: e.RATE_LIMIT_READ,
+      sign_in: e.RATE_LIMIT_SIGN_IN,
+    },
+    publicUrl: (e.SERVICE_PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ""),
+    mail: { from: e.MAIL_FROM, ...(e.SMTP_URL && { smtpUrl: e.SMTP_URL }) },
+    oidc: e.OIDC_ISSUER
+      ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID!, clientSecret: e.OIDC_CLIENT_SECRET!, redirectUri: e.OIDC_REDIRECT_URI! }
+      : undefined,
+  };
 }
 
 const DEFAULT_LLM_MODELS = { openai: "gpt-4o-mini", anthropic: "claude-3-5-haiku-latest" } as const;

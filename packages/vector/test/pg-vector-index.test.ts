@@ -1,5 +1,6 @@
 import { type ProfileStatus, profiles } from "@als/db";
 import { freshDatabase, testMode } from "../../../test/support/database.ts";
+import { registerProject } from "../../../test/support/register-project.ts";
 import { PgVectorIndex, type VectorPoint } from "../src/index.ts";
 import { vectorIndexContract } from "./vector-index.contract.ts";
 
@@ -30,6 +31,7 @@ vectorIndexContract(`PgVectorIndex on ${testMode === "full" ? "PostgreSQL" : "PG
     async put(points) {
       // A row's created_at is the time it was written: one write per distinct created_at.
       for (const point of points) {
+        await registerProject(db, point.scope);
         await profiles.upsertProfiles(db, point.scope, [asProfileRow(point)], point.payload.created_at as number);
       }
     },

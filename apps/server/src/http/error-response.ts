@@ -6,7 +6,8 @@ export function translateError(error: unknown, correlationId: string, log: Logge
   const { appError, unexpected } = toAppError(error, correlationId);
   if (unexpected !== undefined) {
     log.error("unhandled error", { correlationId, error: unexpected instanceof Error ? (unexpected.stack ?? unexpected.message) : String(unexpected) });
-  } else if (appError !== error) {
+  } else if (appError !== error && appError.code !== "overloaded") {
+    // A search refused under load is the service protecting itself, not a fault: not logged per request.
     log.error(appError.code, {
       correlationId,
       error: error instanceof Error ? error.message : String(error),
@@ -16,6 +17,16 @@ export function translateError(error: unknown, correlationId: string, log: Logge
   return appError;
 }
 
+/**
+ * The error's body and status; an error with a `retry_after` detail (seconds) also sends it as
+ * Retry-After, and a 401 names the scheme it wants (WWW-Authenticate, RFC 9110).
+ */
 export function errorResponse(error: AppError, headers?: Record<string, string>): Response {
-  return Response.json(errorBody(error), { status: error.status, ...(headers && { headers }) });
+  const retryAfter = error.details.retry_after;
+  const all = {
+    ...headers,
+    ...(typeof retryAfter === "number" && { "retry-after": String(retryAfter) }),
+    ...(error.code === "unauthorized" && { "www-authenticate": 'Bearer realm="agent-learning-service"' }),
+  };
+  return Response.json(errorBody(error), { status: error.status, headers: all });
 }

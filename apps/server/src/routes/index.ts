@@ -1,5 +1,6 @@
 import type { Endpoint, Endpoints } from "@als/contract";
 import type { Route } from "../implement.ts";
+import { accountRoutes } from "./account/index.ts";
 import { adminRoutes } from "./admin/index.ts";
 import { agentPlaybooksRoutes } from "./agent-playbooks/index.ts";
 import { aggregationRoutes } from "./aggregation/index.ts";
@@ -31,6 +32,7 @@ export const routes = {
   interactions: interactionsRoutes,
   users: usersRoutes,
   learning: learningRoutes,
+  account: accountRoutes,
 } satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
 
 /** Every route, for the REST server, the tRPC router and the OpenAPI document. */

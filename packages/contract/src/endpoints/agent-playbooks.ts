@@ -27,7 +27,7 @@ export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
     summary: "Search agent playbooks: vector, fts or hybrid (the default); CURRENT and PENDING unless filtered; source matches linked user playbooks",
     input: SearchAgentPlaybooksRequest,
     output: AgentPlaybooksResponse,
-    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable"],
+    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "overloaded"],
   },
   deleteByIds: {
     method: "DELETE",

@@ -1,3 +1,4 @@
+import { accountEndpoints } from "./account.ts";
 import { adminEndpoints } from "./admin.ts";
 import { agentPlaybooksEndpoints } from "./agent-playbooks.ts";
 import { aggregationEndpoints } from "./aggregation.ts";
@@ -29,5 +30,6 @@ export const endpoints = {
   interactions: interactionsEndpoints,
   users: usersEndpoints,
   learning: learningEndpoints,
+  account: accountEndpoints,
 };
 export type Endpoints = typeof endpoints;

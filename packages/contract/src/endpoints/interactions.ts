@@ -64,7 +64,7 @@ export const interactionsEndpoints = defineResource("interactions", {
     summary: "Search a user's interactions (or their most recent most_recent_k) by meaning, words or both",
     input: SearchInteractionsRequest,
     output: InteractionsResponse,
-    errors: ["embedding_unavailable"],
+    errors: ["embedding_unavailable", "overloaded"],
   },
   get: {
     method: "POST",

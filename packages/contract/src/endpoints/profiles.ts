@@ -32,7 +32,7 @@ export const profilesEndpoints = defineResource("profiles", {
     summary: "Search a user's profiles: vector, fts or hybrid (reciprocal rank fusion, the default)",
     input: SearchProfilesRequest,
     output: ProfilesResponse,
-    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable"],
+    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "overloaded"],
   },
   deleteByIds: {
     method: "DELETE",

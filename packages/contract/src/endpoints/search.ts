@@ -9,6 +9,6 @@ export const searchEndpoints = defineResource("search", {
       "Search profiles (only with user_id), user playbooks and agent playbooks at once; session_id de-duplicates within the session; five-second deadline",
     input: UnifiedSearchRequest,
     output: UnifiedSearchResponse,
-    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "search_deadline"],
+    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "search_deadline", "overloaded"],
   },
 });

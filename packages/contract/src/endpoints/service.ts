@@ -6,7 +6,7 @@ export const serviceEndpoints = defineResource("service", {
   myConfig: {
     method: "GET",
     path: "/api/my_config",
-    summary: "The raw storage settings, credentials included: treat the response as secret",
+    summary: "The raw storage settings, credentials included: treat the response as secret (a credential of a hosted organisation gets null)",
     input: NoInput,
     output: MyConfigResponse,
   },

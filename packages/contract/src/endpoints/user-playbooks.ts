@@ -49,7 +49,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     summary: "Search user playbooks: vector, fts or hybrid (reciprocal rank fusion, the default); CURRENT and PENDING unless filtered",
     input: SearchUserPlaybooksRequest,
     output: UserPlaybooksResponse,
-    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable"],
+    errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "overloaded"],
   },
   add: {
     method: "POST",

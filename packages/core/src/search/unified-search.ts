@@ -17,6 +17,7 @@ import { SEARCH_DEADLINE_MS } from "../settings.ts";
 import { assignExperimentArm } from "./experiment-assignment.ts";
 import { issueExposureReceipt } from "./exposure-receipts.ts";
 import { reformulateQuery } from "./reformulate-query.ts";
+import { admitSearch } from "./search-admission.ts";
 
 /** What was left out of a search that still answered: a component and why. */
 export interface Degradation {
@@ -39,25 +40,43 @@ export interface UnifiedSearchResult {
  */
 export async function unifiedSearch(deps: CoreDeps, scope: Scope, request: UnifiedSearchRequest, correlationId: string): Promise<UnifiedSearchResult> {
   const deadlineMs = deps.search?.deadlineMs === undefined ? SEARCH_DEADLINE_MS : deps.search.deadlineMs;
-  if (deadlineMs === null) return searchAll(deps, scope, request, () => {});
+  if (deadlineMs === null) return admitSearch(deps, (admitted) => searchAll(admitted, scope, request, () => {}));
   const startedAt = performance.now();
   const timeout = () => new AppError("search_deadline", "Request timeout", { reason: "search_deadline", correlation_id: correlationId });
+  // The deadline stops the search's remaining work too: no statement, embedding or arm starts after it.
+  const expiry = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeout()), deadlineMs);
+    timer = setTimeout(() => {
+      const timedOut = timeout();
+      // The answer first: the abort makes the search fail too, and that failure must not win the race.
+      reject(timedOut);
+      expiry.abort(timedOut);
+    }, deadlineMs);
   });
   // Checked again before the session's served state changes: a search past its deadline leaves none.
   const checkDeadline = () => {
-    if (performance.now() - startedAt >= deadlineMs) throw timeout();
+    if (expiry.signal.aborted || performance.now() - startedAt >= deadlineMs) throw timeout();
   };
+  const searching = admitSearch(deps, (admitted) => searchAll(admitted, scope, request, checkDeadline, expiry.signal), {
+    deadlineMs,
+    startedAt,
+    signal: expiry.signal,
+  });
   try {
-    return await Promise.race([searchAll(deps, scope, request, checkDeadline), expired]);
+    return await Promise.race([searching, expired]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchRequest, checkDeadline: () => void): Promise<UnifiedSearchResult> {
+async function searchAll(
+  deps: CoreDeps,
+  scope: Scope,
+  request: UnifiedSearchRequest,
+  checkDeadline: () => void,
+  signal?: AbortSignal,
+): Promise<UnifiedSearchResult> {
   const experiment = await experimentArmOf(deps, scope, request.user_id);
   const degradations: Degradation[] = [];
   const resolved = request.enable_reformulation ? await reformulateQuery(deps, request.query, request.conversation_history) : undefined;
@@ -73,7 +92,8 @@ async function searchAll(deps: CoreDeps, scope: Scope, request: UnifiedSearchReq
   // Asks for enough that top_k remain once what the session was served already is dropped.
   const depth = (kind: ServedItem["kind"]) => request.top_k + [...served].filter((key) => key.startsWith(`${kind}:`)).length;
 
-  const shared = { ...deps, embedder: embeddingOnce(deps.embedder) };
+  const shared = { ...deps, embedder: embeddingOnce(deps.embedder, signal) };
+  checkDeadline();
   const common = {
     query: resolved?.query ?? request.query,
     threshold: request.threshold,
@@ -174,21 +194,36 @@ async function experimentArmOf(deps: CoreDeps, scope: Scope, userId: string | un
   return { experiment_id: experiment.experiment_id, arm: assignExperimentArm(experiment.experiment_id, userId, experiment.arm_split) };
 }
 
-/** The embedder, embedding each query text at most once however many searches ask for it. */
-function embeddingOnce(embedder: Embedder): Embedder {
+/**
+ * The embedder, embedding each query text at most once however many searches ask for it. Once
+ * `signal` is aborted, no embedding starts and waiting ones reject with its reason (their tasks not
+ * yet running in the pool are dropped).
+ */
+function embeddingOnce(embedder: Embedder, signal?: AbortSignal): Embedder {
   const vectors = new Map<string, Promise<number[]>>();
   return {
     modelId: embedder.modelId,
     dimensions: embedder.dimensions,
-    embedDocuments: (texts) => embedder.embedDocuments(texts),
+    embedDocuments: (texts) => embedder.embedDocuments(texts, signal && { signal }),
     embedQuery(text) {
       let vector = vectors.get(text);
       if (!vector) {
-        vector = embedder.embedQuery(text);
+        vector = signal ? abortable(embedder.embedQuery(text, { signal }), signal) : embedder.embedQuery(text);
         vectors.set(text, vector);
       }
       return vector;
     },
     close: () => embedder.close(),
   };
+}
+
+/** `work`, or the signal's reason as soon as it is aborted. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  work.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -1,10 +1,11 @@
 import { endpoints } from "@als/contract";
-import { searchInteractions, toInteraction } from "@als/core";
+import { admitSearch, searchInteractions, toInteraction } from "@als/core";
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.interactions.search, {
   async handle({ deps, scope }, input) {
-    const found = await searchInteractions(deps, scope, input);
+    // Under the process's search admission: 503 overloaded when it could not start in time.
+    const found = await admitSearch(deps, (admitted) => searchInteractions(admitted, scope, input));
     return { success: true, interactions: found.map(toInteraction), msg: `Found ${found.length} interaction(s)` };
   },
 });

@@ -1,10 +1,11 @@
 import { endpoints } from "@als/contract";
-import { searchProfiles, toProfile } from "@als/core";
+import { admitSearch, searchProfiles, toProfile } from "@als/core";
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.profiles.search, {
   async handle({ deps, scope }, input) {
-    const found = await searchProfiles(deps, scope, input);
+    // Under the process's search admission: 503 overloaded when it could not start in time.
+    const found = await admitSearch(deps, (admitted) => searchProfiles(admitted, scope, input));
     return { success: true, user_profiles: found.map(toProfile), msg: `Found ${found.length} matching profile(s)` };
   },
 });

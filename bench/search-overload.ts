@@ -1,0 +1,130 @@
+/**
+ * Search overload, embedded mode: the real service (settings, composition root, PGlite in a fresh
+ * temporary directory, the local embedding model) served by app.listen on 127.0.0.1, hit over HTTP
+ * by a burst of concurrent POST /api/search with long distinct queries (cache misses), then by a few
+ * ordinary searches right after the burst. Prints, per answer status, the count and the latency.
+ *
+ *   bun bench/search-overload.ts [--requests 200] [--query-chars 8000] [--concurrency <SERVICE_SEARCH_CONCURRENCY>]
+ *     [--rows 300] [--after 5]
+ *
+ * Progress goes to stderr, the report to stdout.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { parseArgs } from "node:util";
+import { loadSettings } from "@als/core";
+import { buildApp } from "../apps/server/src/app.ts";
+import { composeService } from "../apps/server/src/compose.ts";
+import { createLogger } from "../apps/server/src/logger.ts";
+import { hostFacts, loadAverage } from "./lib/machine.ts";
+import { markdownTable, ms, percentile } from "./lib/stats.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const WORDS = ["refund", "order", "broken", "hiking", "mountain", "peanut", "allergy", "spanish", "reply", "delivery", "late", "polite", "customer", "invoice"];
+
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: {
+    requests: { type: "string", default: "200" },
+    "query-chars": { type: "string", default: "8000" },
+    concurrency: { type: "string" },
+    rows: { type: "string", default: "300" },
+    after: { type: "string", default: "5" },
+  },
+  strict: true,
+});
+const requests = Number(values.requests);
+const queryChars = Number(values["query-chars"]);
+const rows = Number(values.rows);
+
+/** A long query no other request sends, so the embedder's cache never answers it. */
+function longQuery(seed: number): string {
+  const parts = [`burst${seed}`];
+  let state = seed + 1;
+  let length = parts[0]!.length;
+  while (length < queryChars - 20) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    const word = `${WORDS[state % WORDS.length]}${state % 97}`;
+    parts.push(word);
+    length += word.length + 1;
+  }
+  return parts.join(" ");
+}
+
+const dataDir = await mkdtemp(`${tmpdir()}/als-search-overload-`);
+const settings = loadSettings({
+  DATA_DIR: dataDir,
+  EMBEDDING_MODEL_DIR: `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`,
+  LOG_LEVEL: "error",
+  ...(values.concurrency && { SERVICE_SEARCH_CONCURRENCY: values.concurrency }),
+});
+const log = createLogger("error");
+const service = await composeService(settings, log);
+const app = buildApp({ deps: service.deps, log, mode: service.mode, backstopMs: settings.backstopMs });
+app.listen({ hostname: "127.0.0.1", port: 0 });
+const base = `http://127.0.0.1:${app.server!.port}`;
+
+async function post(path: string, body: unknown): Promise<{ status: number; ms: number; retryAfter: string | null }> {
+  const startedAt = performance.now();
+  const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  await response.arrayBuffer();
+  return { status: response.status, ms: performance.now() - startedAt, retryAfter: response.headers.get("retry-after") };
+}
+
+try {
+  process.stderr.write(`seeding ${rows} profiles and ${rows} user playbooks...\n`);
+  for (let start = 0; start < rows; start += 100) {
+    const count = Math.min(100, rows - start);
+    const profiles = Array.from({ length: count }, (_, i) => ({
+      user_id: "ana",
+      profile_id: `p-${start + i}`,
+      content: `${WORDS[(start + i) % WORDS.length]} ${WORDS[(start + 3 * i) % WORDS.length]} note ${start + i}`,
+    }));
+    const playbooks = Array.from({ length: count }, (_, i) => ({
+      user_id: "ana",
+      content: `Offer a ${WORDS[(start + i) % WORDS.length]} when asked (${start + i})`,
+    }));
+    for (const [path, body] of [
+      ["/api/add_user_profile", { user_profiles: profiles }],
+      ["/api/add_user_playbook", { user_playbooks: playbooks }],
+    ] as const) {
+      const answer = await post(path, body);
+      if (answer.status !== 200) throw new Error(`seeding ${path} answered ${answer.status}`);
+    }
+  }
+  const single = await post("/api/search", { query: longQuery(1_000_000), user_id: "ana", top_k: 5 });
+  process.stderr.write(`one ${queryChars}-character search alone: ${single.status} in ${ms(single.ms)} ms\n`);
+
+  process.stderr.write(`burst of ${requests} concurrent searches...\n`);
+  const burstStarted = performance.now();
+  const answers = await Promise.all(Array.from({ length: requests }, (_, index) => post("/api/search", { query: longQuery(index), user_id: "ana", top_k: 5 })));
+  const burstMs = performance.now() - burstStarted;
+  const after: Awaited<ReturnType<typeof post>>[] = [];
+  for (let index = 0; index < Number(values.after); index++)
+    after.push(await post("/api/search", { query: "refund for a broken order", user_id: "ana", top_k: 5 }));
+
+  const row = (label: string, group: { ms: number }[]) => {
+    const latencies = group.map((answer) => answer.ms);
+    return [label, String(group.length), ms(percentile(latencies, 50)), ms(percentile(latencies, 95)), ms(Math.max(...latencies))];
+  };
+  const statuses = [...new Set(answers.map((answer) => answer.status))].sort();
+  const table = [
+    ...statuses.map((status) => {
+      const group = answers.filter((answer) => answer.status === status);
+      const retry = status === 503 ? ` (Retry-After ${[...new Set(group.map((answer) => answer.retryAfter))].join("/")} s)` : "";
+      return row(`burst ${status}${retry}`, group);
+    }),
+    row("burst, all", answers),
+    row("ordinary search after the burst (one at a time)", after),
+  ];
+  const concurrency = settings.search.concurrency;
+  console.log(`## Search overload, embedded: ${requests} concurrent ${queryChars}-character searches, SERVICE_SEARCH_CONCURRENCY=${concurrency}\n`);
+  console.log(markdownTable(["answers", "count", "p50 ms", "p95 ms", "max ms"], table));
+  console.log(`\n- burst answered in ${ms(burstMs / 1000, 2)} s; one such search alone: ${ms(single.ms)} ms; corpus ${rows} profiles + ${rows} user playbooks`);
+  for (const fact of hostFacts()) console.log(`- ${fact}`);
+  console.log(`- load average after: ${loadAverage()}`);
+} finally {
+  await app.stop();
+  await service.close();
+  await rm(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,296 @@
+import { availableParallelism } from "node:os";
+import type { Database } from "@als/db";
+import { type CoreDeps, DEFAULT_SEARCH_CONCURRENCY } from "../deps.ts";
+import { SEARCH_DEADLINE_MS } from "../settings.ts";
+
+/**
+ * 503 overloaded: with the searches already under way or waiting, this one could not have finished
+ * within its deadline, so it was refused before doing any work.
+ * `retry_after` (seconds, also sent as the Retry-After header) is when a slot is likely free again.
+ */
+export class SearchOverloadedError extends Error {
+  /** The ERROR_TABLE code it answers as (see toAppError in @als/contract). */
+  readonly errorCode = "overloaded";
+  readonly reason = "search_concurrency";
+  /** The fields the contract puts in the answer's body. */
+  readonly details: { retry_after: number };
+  constructor(concurrency: number, retryAfterSeconds: number) {
+    super(`too many searches are under way (at most ${concurrency} at once) to finish this one within its deadline; retry after ${retryAfterSeconds} s`);
+    this.name = "SearchOverloadedError";
+    this.details = { retry_after: retryAfterSeconds };
+  }
+}
+
+/**
+ * Below this many searches under way and waiting, none is refused: so few cannot overload the
+ * process (its cores keep that many busy), and an estimate that says otherwise is wrong, not the load.
+ */
+const SHED_FLOOR = 2 * availableParallelism();
+/** Recent pace samples the estimate is the median of. */
+const PACE_WINDOW = 9;
+/** Fewer recent samples than this are no evidence of overload: nothing is shed on them. */
+const PACE_MIN_SAMPLES = 3;
+/** A sample older than this says nothing about the load now; without newer ones no search is shed. */
+const PACE_MEMORY_MS = 10_000;
+
+interface Waiter {
+  deadline: number;
+  grant: () => void;
+  shed: () => void;
+}
+
+/**
+ * The slots of one process's searches: at most `concurrency` under way, the rest wait in turn, and
+ * only while they could still finish in time.
+ *
+ * A search is refused only for queued work that could not finish within its deadline, so all of
+ * these must hold: every slot is taken (a search that can start at once is never refused); at
+ * least SHED_FLOOR searches are under way or waiting; another search already waits ahead of it (a
+ * lone waiter is the ordinary state of a busy service at its bound, and its own timer ends its
+ * wait); and the measured pace says the searches ahead of it would finish it past its deadline.
+ * Searches finish about in the order they were admitted (the oldest search's statements go first,
+ * see StatementTurns), so one with `n` searches ahead of it (under way or waiting) is expected to
+ * finish `n + 1` paces from now. Each finished search re-judges the waiting ones, from the back, by
+ * the same rule.
+ *
+ * The pace is the time per finished search while the process is at its bound. A wrong one refuses
+ * searches of a service that is not overloaded (a lone search that had waited 2 s on a slow LLM
+ * once made 40 ordinary searches after it answer 503), so:
+ * - it is sampled only while searches wait for a slot: a search finishing when none waits says
+ *   nothing about throughput, its time may have gone to a provider rather than to CPU or database;
+ * - a sample is the finished search's time in its slot divided by the searches under way (Little's
+ *   law), which at the bound is the time between two finished searches whether the searches share
+ *   one PGlite thread (embedded) or run side by side in PostgreSQL; the plain time between two
+ *   finished searches would, at the start of a burst in PostgreSQL, read a whole search's latency;
+ * - the estimate is the median of the last PACE_WINDOW samples and needs PACE_MIN_SAMPLES of them,
+ *   so one slow search (a provider, a lock, a pause) cannot move it;
+ * - samples are forgotten after PACE_MEMORY_MS, so a pace measured under an earlier load refuses
+ *   nothing now; without evidence a search waits and only its deadline ends the wait.
+ */
+class SearchSlots {
+  private taken = 0;
+  private readonly waiting: Waiter[] = [];
+  /** Recent pace samples, oldest first. */
+  private readonly samples: { at: number; paceMs: number }[] = [];
+
+  constructor(readonly concurrency: number) {}
+
+  /** A slot's release function, or undefined when the search could not finish by `deadline` (shed). */
+  take(deadline: number, signal: AbortSignal): Promise<(() => void) | undefined> {
+    if (this.taken < this.concurrency) {
+      this.taken++;
+      return Promise.resolve(this.releaser());
+    }
+    const now = performance.now();
+    if (!this.couldFinish(this.waiting.length, deadline, now, this.paceMs(now))) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const leave = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", abandon);
+        const index = this.waiting.indexOf(waiter);
+        if (index !== -1) this.waiting.splice(index, 1);
+      };
+      const waiter: Waiter = {
+        deadline,
+        grant: () => {
+          leave();
+          resolve(this.releaser());
+        },
+        shed: () => {
+          leave();
+          resolve(undefined);
+        },
+      };
+      // A search whose deadline passed has been answered already: it gives its place up.
+      const abandon = () => waiter.shed();
+      signal.addEventListener("abort", abandon, { once: true });
+      // Whatever the estimate, a search that has not started one pace before its deadline will not make it.
+      const timer = setTimeout(waiter.shed, Math.max(0, deadline - (this.paceMs(now) ?? 0) - now));
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** Seconds until a refused search is worth retrying: until those under way and waiting are done, at least one. */
+  retryAfterSeconds(): number {
+    const paceMs = this.paceMs(performance.now());
+    // Unmeasured: the search waited a whole deadline without a slot coming free.
+    const waitMs = paceMs === undefined ? SEARCH_DEADLINE_MS : (this.taken + this.waiting.length) * paceMs;
+    return Math.max(1, Math.ceil(waitMs / 1000));
+  }
+
+  /** Whether the waiter at `index` of the queue (the new one when it is the queue's length) is to keep waiting. */
+  private couldFinish(index: number, deadline: number, now: number, paceMs: number | undefined): boolean {
+    const ahead = this.taken + index;
+    if (ahead < SHED_FLOOR || index === 0 || paceMs === undefined) return true;
+    return now + (ahead + 1) * paceMs <= deadline;
+  }
+
+  /** The median of the recent samples; undefined when there are too few to go by. */
+  private paceMs(now: number): number | undefined {
+    while (this.samples.length > 0 && now - this.samples[0]!.at > PACE_MEMORY_MS) this.samples.shift();
+    if (this.samples.length < PACE_MIN_SAMPLES) return undefined;
+    const sorted = this.samples.map((sample) => sample.paceMs).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)];
+  }
+
+  /** Sheds, from the back, the waiting searches that the current pace would finish past their deadlines. */
+  private shedLate(): void {
+    const now = performance.now();
+    const paceMs = this.paceMs(now);
+    if (paceMs === undefined) return;
+    for (let index = this.waiting.length - 1; index >= 0; index--) {
+      const waiter = this.waiting[index]!;
+      if (!this.couldFinish(index, waiter.deadline, now, paceMs)) waiter.shed();
+    }
+  }
+
+  private releaser(): () => void {
+    const startedAt = performance.now();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const now = performance.now();
+      if (this.waiting.length > 0) {
+        this.samples.push({ at: now, paceMs: (now - startedAt) / this.taken });
+        if (this.samples.length > PACE_WINDOW) this.samples.shift();
+      }
+      // The slot passes straight to the next waiter, so the count stays taken.
+      const next = this.waiting[0];
+      if (next) next.grant();
+      else this.taken--;
+      this.shedLate();
+    };
+  }
+}
+
+/** One database is one process: its search slots are shared by every search of the process. */
+const slotsOf = new WeakMap<Database, SearchSlots>();
+
+export interface SearchAdmissionOptions {
+  /** The search's deadline, for judging whether it can still finish in time; default SEARCH_DEADLINE_MS. */
+  deadlineMs?: number;
+  /** When the search (its request) started, performance.now(); default now. */
+  startedAt?: number;
+  /** Aborted when the search's deadline passes: its statements not yet sent are then skipped. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs a search under the process's search admission (SearchSettings.concurrency searches at once).
+ * A search waits for a slot only while it could still finish within its deadline (the search
+ * deadline; the default one for searches without a deadline of their own); one that the measured
+ * load says could not is refused with SearchOverloadedError (503 overloaded, Retry-After), by the
+ * rule of SearchSlots. The slot is held until
+ * the search's work settles, not until it is answered: the bound is on work under way. `work` gets
+ * the dependencies the search runs with: the database as abortableDatabase sees it.
+ */
+export async function admitSearch<T>(deps: CoreDeps, work: (admitted: CoreDeps) => Promise<T>, options: SearchAdmissionOptions = {}): Promise<T> {
+  const { deadlineMs = SEARCH_DEADLINE_MS, startedAt = performance.now(), signal = new AbortController().signal } = options;
+  const concurrency = deps.search?.concurrency ?? DEFAULT_SEARCH_CONCURRENCY;
+  let slots = slotsOf.get(deps.db);
+  if (!slots || slots.concurrency !== concurrency) {
+    slots = new SearchSlots(concurrency);
+    slotsOf.set(deps.db, slots);
+  }
+  const release = await slots.take(startedAt + deadlineMs, signal);
+  if (!release) throw new SearchOverloadedError(concurrency, slots.retryAfterSeconds());
+  let running: Promise<T>;
+  try {
+    running = work({ ...deps, db: abortableDatabase(deps.db, signal, startedAt) });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  running.then(release, release);
+  return running;
+}
+
+/**
+ * Embedded, every statement runs on this thread, and PGlite starts a queued statement as soon as the
+ * one before it ends, without letting timers or sockets run: a few dozen searches' statements queued
+ * at once would hold the event loop until all of them ran, deadlines and answers included. Searches
+ * therefore hand PGlite one statement (or transaction) at a time, in turn; each turn first lets the
+ * event loop run, so a deadline that passed meanwhile is seen and its search's statements are
+ * skipped instead of run.
+ */
+class StatementTurns {
+  private busy = false;
+  /** Waiting statements, the oldest search's first. */
+  private readonly waiting: { rank: number; turn: () => void }[] = [];
+
+  /** `rank`: when the statement's search started; the oldest search's statements go first, so searches finish in order. */
+  run<T>(signal: AbortSignal, rank: number, work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const turn = () =>
+        setImmediate(() => {
+          if (signal.aborted) {
+            reject(signal.reason);
+            this.next();
+            return;
+          }
+          let running: Promise<T>;
+          try {
+            running = work();
+          } catch (error) {
+            running = Promise.reject(error);
+          }
+          running.then(resolve, reject);
+          running.then(
+            () => this.next(),
+            () => this.next(),
+          );
+        });
+      if (this.busy) {
+        const at = this.waiting.findIndex((waiting) => waiting.rank > rank);
+        this.waiting.splice(at === -1 ? this.waiting.length : at, 0, { rank, turn });
+      } else {
+        this.busy = true;
+        turn();
+      }
+    });
+  }
+
+  private next(): void {
+    const waiting = this.waiting.shift();
+    if (waiting) waiting.turn();
+    else this.busy = false;
+  }
+}
+
+const turnsOf = new WeakMap<Database, StatementTurns>();
+
+/**
+ * The database as one search sees it: once `signal` is aborted (its deadline passed) no further
+ * statement is sent; each rejects with the signal's reason. A statement already sent still runs.
+ * Embedded (PGlite), searches' statements take turns, those of the search started first (`startedAt`) first (see StatementTurns).
+ */
+export function abortableDatabase(db: Database, signal: AbortSignal, startedAt = performance.now()): Database {
+  let turns = turnsOf.get(db);
+  if (!turns && db.kind === "pglite") {
+    turns = new StatementTurns();
+    turnsOf.set(db, turns);
+  }
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return turns ? turns.run(signal, startedAt, work) : work();
+  };
+  const check = () => (signal.aborted ? Promise.reject(signal.reason) : undefined);
+  return {
+    kind: db.kind,
+    query: (text, params) => inTurn(() => db.query(text, params)),
+    exec: (script) => inTurn(() => db.exec(script)),
+    transaction: (work, options) =>
+      inTurn(() =>
+        db.transaction(
+          (tx) =>
+            work({
+              query: (text, params) => check() ?? tx.query(text, params),
+              exec: (script) => check() ?? tx.exec(script),
+            }),
+          { signal, ...options },
+        ),
+      ),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,28 @@
+import { AppError, type ChangePasswordRequest, type ChangePasswordResponse } from "@als/contract";
+import { members } from "@als/db";
+import type { z } from "zod";
+import type { IdentityDeps } from "../identity-deps.ts";
+import { checkPasswordStrength, hashPassword, verifyPassword } from "../passwords.ts";
+import type { SessionPrincipal } from "../principal.ts";
+import { openSession } from "../sessions.ts";
+
+/**
+ * Replaces the member's password after checking the current one (401 when wrong: it re-proves who
+ * is at the keyboard). Every session of the member ends, this one included, and the answer is a
+ * new session: a password changed because it leaked locks out whoever used it.
+ */
+export async function changePassword(
+  deps: IdentityDeps,
+  actor: SessionPrincipal,
+  input: z.output<typeof ChangePasswordRequest>,
+): Promise<z.input<typeof ChangePasswordResponse>> {
+  checkPasswordStrength(input.new_password, "new_password");
+  const member = await members.findMemberCredentials(deps.db, actor.email);
+  if (member === null || member.member_id !== actor.memberId || !(await verifyPassword(input.current_password, member.password_hash))) {
+    throw new AppError("unauthorized", "current_password is wrong");
+  }
+  const passwordHash = await hashPassword(input.new_password);
+  await deps.db.transaction((tx) => members.replacePassword(tx, member.member_id, passwordHash, deps.now()));
+  const session = await openSession(deps, member, "login");
+  return { token: session.token, expires_at: session.expires_at };
+}
