@@ -7,6 +7,7 @@ method then never hides behind the failure of another.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Callable
@@ -47,6 +48,10 @@ class Api:
         self.base_url = base_url.rstrip("/")
         self.session = requests.Session()
         self.session.headers["X-Test-Helper"] = "api"
+        # Against a hosted server (AUTH_MODE=required) the suite's own calls carry the client's key.
+        api_key = os.environ.get("REFLEXIO_API_KEY")
+        if api_key:
+            self.session.headers["Authorization"] = f"Bearer {api_key}"
 
     def call(self, method: str, path: str, body: Any = None, params: dict | None = None, timeout: float = 300) -> Any:
         response = self.session.request(method, self.base_url + path, json=body, params=params, timeout=timeout)

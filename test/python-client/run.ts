@@ -6,7 +6,9 @@
  * Creates or updates one virtual environment per client version under .venvs/ (a no-op when the
  * pinned requirements are already installed), starts the scripted LLM on 127.0.0.1 and the server
  * in embedded mode on a free port with a fresh DATA_DIR, waits for /health, runs pytest once per
- * version with REFLEXIO_TEST_URL set, and stops everything it started whatever happens. Prints
+ * version with REFLEXIO_TEST_URL set, then runs the newest version once more against a hosted server
+ * (AUTH_MODE=required) with an API key made by the operator CLI, passed as REFLEXIO_API_KEY the way
+ * the client reads it, and stops everything it started whatever happens. Prints
  * pytest's closing line for each version, then a total line; exits non-zero when a test failed.
  */
 
@@ -171,8 +173,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startServer(llmBaseUrl: string, dataDir: string, logFile: string): Promise<string> {
-  const port = await freePort();
+async function startServer(llmBaseUrl: string, dataDir: string, logFile: string, port: number, extraEnv: Record<string, string> = {}): Promise<string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   // Embedded mode whatever the calling shell has set up for the other suites.
@@ -186,6 +187,7 @@ async function startServer(llmBaseUrl: string, dataDir: string, logFile: string)
     LLM_MODEL: "scripted-model",
     RERANK_MODEL_DIR: TINY_CROSS_ENCODER_DIR,
     LOG_LEVEL: "warn",
+    ...extraEnv,
   });
   const server = Bun.spawn(["bun", "apps/server/src/main.ts"], { cwd: ROOT, env, stdout: Bun.file(logFile), stderr: Bun.file(`${logFile}.err`) });
   running.add(server);
@@ -207,6 +209,29 @@ async function startServer(llmBaseUrl: string, dataDir: string, logFile: string)
 function serverLog(logFile: string): string {
   const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : "");
   return `${read(logFile)}${read(`${logFile}.err`)}`.split("\n").slice(-40).join("\n");
+}
+
+/**
+ * An organisation and its first full-access key, made by the operator CLI (scripts/als) on the data
+ * directory the hosted server will open; the CLI runs before that server starts (PGlite takes one
+ * process at a time).
+ */
+async function createHostedKey(dataDir: string, port: number): Promise<string> {
+  const cli = Bun.spawn(
+    ["bun", "apps/server/src/cli/main.ts", "org", "create", "--name", "python client", "--owner-email", "owner@python-client.example", "--json"],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, PORT: String(port) },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  running.add(cli);
+  // Read, never echoed: stdout carries the key's value.
+  const [stdout, stderr, code] = await Promise.all([new Response(cli.stdout).text(), new Response(cli.stderr).text(), cli.exited]);
+  running.delete(cli);
+  if (code !== 0) throw new Error(`als org create exited with ${code}:\n${stderr}`);
+  return (JSON.parse(stdout) as { api_key: { value: string } }).api_key.value;
 }
 
 // -- pytest's closing line -------------------------------------------------------------
@@ -247,23 +272,40 @@ async function main(): Promise<number> {
   cleanups.push(() => llm.close());
   const logFile = join(work, "server.log");
   console.log("== starting the server (embedded mode, scripted LLM)");
-  const url = await startServer(llm.baseUrl, join(work, "data"), logFile);
+  const url = await startServer(llm.baseUrl, join(work, "data"), logFile, await freePort());
   console.log(`== server at ${url}`);
 
   const summaries: { version: string; line: string; counts: Counts; code: number }[] = [];
-  for (const { version } of versions) {
-    console.log(`\n== reflexio-ai ${version} (pytest)`);
-    const junit = options.junitDir ? ["--junitxml", join(options.junitDir, `reflexio-${version}.xml`)] : [];
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), REFLEXIO_TEST_URL: url, PYTHONDONTWRITEBYTECODE: "1", NO_COLOR: "1" };
+  const pytest = async (version: string, label: string, serverUrl: string, apiKey?: string) => {
+    console.log(`\n== reflexio-ai ${label} (pytest)`);
+    const junit = options.junitDir ? ["--junitxml", join(options.junitDir, `reflexio-${label.replaceAll(/[^\w.]+/g, "-")}.xml`)] : [];
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      REFLEXIO_TEST_URL: serverUrl,
+      PYTHONDONTWRITEBYTECODE: "1",
+      NO_COLOR: "1",
+    };
     for (const key of ["REFLEXIO_API_KEY", "REFLEXIO_URL", "REFLEXIO_API_URL", "IS_TEST_ENV"]) delete env[key];
+    // The client reads its key from REFLEXIO_API_KEY (contract: Authentication 4), the suite's own calls too.
+    if (apiKey !== undefined) env.REFLEXIO_API_KEY = apiKey;
     const result = await run([pythons.get(version)!, "-m", "pytest", SUITE, "-q", "--color=no", ...junit, ...options.pytestArgs], {
       env,
       deadlineMs: PYTEST_DEADLINE_MS,
       capture: true,
     });
     const line = closingLine(result.output) ?? `no pytest summary (pytest exited with ${result.code})`;
-    summaries.push({ version, line, counts: countsOf(line), code: result.code });
-  }
+    summaries.push({ version: label, line, counts: countsOf(line), code: result.code });
+  };
+  for (const { version } of versions) await pytest(version, version, url);
+
+  // The newest client once more against a hosted server (AUTH_MODE=required) with an API key.
+  const newest = versions[0]!.version;
+  const hostedDir = join(work, "hosted");
+  const hostedPort = await freePort();
+  console.log("\n== starting a hosted server (AUTH_MODE=required) with an organisation and key made by scripts/als");
+  const apiKey = await createHostedKey(hostedDir, hostedPort);
+  const hostedUrl = await startServer(llm.baseUrl, hostedDir, `${logFile}.hosted`, hostedPort, { AUTH_MODE: "required" });
+  await pytest(newest, `${newest} hosted, API key`, hostedUrl, apiKey);
 
   console.log("\n== python client results");
   const total: Counts = { passed: 0, failed: 0, skipped: 0, xfailed: 0, xpassed: 0 };

@@ -43,8 +43,8 @@ export interface AppOptions {
   strictResponses?: boolean;
   /** `local` (default): no credential is the local organisation; `required`: 401 without one. */
   authMode?: AuthMode;
-  /** Per-credential token buckets by route class (default DEFAULT_RATE_LIMITS). */
-  rateLimits?: RateLimits;
+  /** Per-credential token buckets by route class; a class not given keeps DEFAULT_RATE_LIMITS. */
+  rateLimits?: Partial<RateLimits>;
   /** The mailer, OpenID Connect client and public URL of the account endpoints (default: mails logged, no OIDC, http://localhost:8081). */
   accounts?: AccountServices;
 }
@@ -77,10 +77,10 @@ export function buildApp({
   browser = LOCAL_BROWSER_POLICY,
   strictResponses = false,
   authMode = "local",
-  rateLimits = DEFAULT_RATE_LIMITS,
+  rateLimits = {},
   accounts = localAccountServices(log),
 }: AppOptions) {
-  const rateLimiter = new RateLimiter(rateLimits);
+  const rateLimiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...rateLimits });
 
   /**
    * The one resolver (see authorizeRequest), then the rate limit: before any handler runs. A

@@ -1,4 +1,5 @@
 import type { LlmSettings } from "@als/ai";
+import type { RateClass } from "@als/contract";
 import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
 import { z } from "zod";
 import {
@@ -83,13 +84,13 @@ const Environment = z.object({
   QDRANT_API_KEY: optionalText,
   /** `local` (embedded default): a request without a credential is the local organisation; `required` (hosted): 401 without one. */
   AUTH_MODE: z.enum(["local", "required"]).default("local"),
-  /** Per-credential rate limits, `<per second>/<burst>`, by route class. */
-  RATE_LIMIT_SEARCH: RateLimitText.prefault("50/100"),
-  RATE_LIMIT_PUBLISH: RateLimitText.prefault("50/100"),
-  RATE_LIMIT_WRITE: RateLimitText.prefault("20/50"),
-  RATE_LIMIT_READ: RateLimitText.prefault("100/200"),
+  /** Per-credential rate limits, `<per second>/<burst>`, by route class; unset: DEFAULT_RATE_LIMITS of @als/identity. */
+  RATE_LIMIT_SEARCH: RateLimitText.optional(),
+  RATE_LIMIT_PUBLISH: RateLimitText.optional(),
+  RATE_LIMIT_WRITE: RateLimitText.optional(),
+  RATE_LIMIT_READ: RateLimitText.optional(),
   /** Per peer address on the public account endpoints (log in, register, accept an invitation). */
-  RATE_LIMIT_SIGN_IN: RateLimitText.prefault("1/10"),
+  RATE_LIMIT_SIGN_IN: RateLimitText.optional(),
   /** Where the service is reached from outside: the links of verification and invitation mails. Unset: http://HOST:PORT. */
   SERVICE_PUBLIC_URL: optionalText,
   /** `smtp://user:password@host:port` (or smtps://); unset: mails are written to the log (local mode). */
@@ -183,13 +184,16 @@ function identitySettings(e: z.infer<typeof Environment>) {
   }
   return {
     authMode: e.AUTH_MODE,
-    rateLimits: {
-      search: e.RATE_LIMIT_SEARCH,
-      publish: e.RATE_LIMIT_PUBLISH,
-      write: e.RATE_LIMIT_WRITE,
-      read: e.RATE_LIMIT_READ,
-      sign_in: e.RATE_LIMIT_SIGN_IN,
-    },
+    // Only the classes set here; the others keep their defaults (DEFAULT_RATE_LIMITS of @als/identity).
+    rateLimits: Object.fromEntries(
+      Object.entries({
+        search: e.RATE_LIMIT_SEARCH,
+        publish: e.RATE_LIMIT_PUBLISH,
+        write: e.RATE_LIMIT_WRITE,
+        read: e.RATE_LIMIT_READ,
+        sign_in: e.RATE_LIMIT_SIGN_IN,
+      }).filter(([, limit]) => limit !== undefined),
+    ) as Partial<Record<RateClass, { perSecond: number; burst: number }>>,
     publicUrl: (e.SERVICE_PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ""),
     mail: { from: e.MAIL_FROM, ...(e.SMTP_URL && { smtpUrl: e.SMTP_URL }) },
     oidc: e.OIDC_ISSUER
