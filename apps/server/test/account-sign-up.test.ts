@@ -143,6 +143,36 @@ describe("GET /api/account/verify-email", () => {
   });
 });
 
+describe("POST /api/account/verification-mail", () => {
+  const resend = (email: string) => svc.call("POST", "/api/account/verification-mail", { email });
+
+  test("mails a new link to an unverified login, which verifies it; the answer is the same for any address", async () => {
+    const email = newAddress();
+    expect((await register({ email, password: PASSWORD, organization_name: "Late" })).status).toBe(201);
+    await smtp.waitForMail(email, 5_000);
+    const mailsBefore = smtp.messages.length;
+    expect(await resend(email.toUpperCase())).toEqual({ status: 202, body: { accepted: true } });
+    await Bun.sleep(50);
+    expect(smtp.messages.length).toBe(mailsBefore + 1);
+    const link = await verificationLink(email);
+    expect((await svc.call("GET", link)).status).toBe(200);
+    expect((await login(email)).status).toBe(200);
+
+    // Verified, or unknown: the same answer, and no mail.
+    const mails = smtp.messages.length;
+    expect(await resend(email)).toEqual({ status: 202, body: { accepted: true } });
+    expect(await resend(newAddress())).toEqual({ status: 202, body: { accepted: true } });
+    await Bun.sleep(50);
+    expect(smtp.messages.length).toBe(mails);
+  });
+
+  test("a malformed address is 422 naming email", async () => {
+    const response = await resend("not-an-address");
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0].loc).toContain("email");
+  });
+});
+
 describe("POST /api/account/login", () => {
   test("a verified member gets a session that the account endpoints accept", async () => {
     const { email, orgId, memberId } = await signUp();

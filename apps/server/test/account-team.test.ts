@@ -244,3 +244,41 @@ describe("members", () => {
     expect(await membersOf(other.token)).toHaveLength(1);
   });
 });
+
+describe("roles", () => {
+  const setRole = (token: string, memberId: string, role: string) => svc.call("PUT", `/api/account/members/${memberId}/role`, { role }, bearer(token));
+  const createKey = (token: string) => svc.call("POST", "/api/account/api-keys", { name: "ci" }, bearer(token));
+
+  test("an owner makes a member admin; the member's own session can act as admin at once", async () => {
+    const owner = await signUp();
+    const member = await join(owner.token, "member");
+    expect((await createKey(member.token)).status).toBe(403);
+    const changed = await setRole(owner.token, member.memberId, "admin");
+    expect(changed).toMatchObject({ status: 200, body: { member_id: member.memberId, role: "admin" } });
+    expect((await createKey(member.token)).status).toBe(201);
+  });
+
+  test("only an owner grants or takes ownership; the last owner stays owner (409) and nothing changes", async () => {
+    const owner = await signUp();
+    const admin = await join(owner.token, "admin");
+    expect((await setRole(admin.token, admin.memberId, "owner")).status).toBe(403);
+    expect((await setRole(owner.token, owner.memberId, "admin")).status).toBe(409);
+    expect((await setRole(owner.token, admin.memberId, "owner")).body.role).toBe("owner");
+    // Two owners now: either may step down.
+    expect((await setRole(owner.token, owner.memberId, "member")).body.role).toBe("member");
+    const roles = Object.fromEntries((await membersOf(admin.token)).map((m: { member_id: string; role: string }) => [m.member_id, m.role]));
+    expect(roles).toEqual({ [owner.memberId]: "member", [admin.memberId]: "owner" });
+  });
+
+  test("a plain member is refused (403), another organisation's member is 404, a bad role is 422 naming role", async () => {
+    const owner = await signUp();
+    const member = await join(owner.token, "member");
+    const other = await signUp("Elsewhere");
+    expect((await setRole(member.token, member.memberId, "admin")).status).toBe(403);
+    expect((await setRole(other.token, member.memberId, "admin")).status).toBe(404);
+    const bad = await setRole(owner.token, member.memberId, "boss");
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toContain("role");
+    expect((await membersOf(owner.token)).find((m: { member_id: string }) => m.member_id === member.memberId).role).toBe("member");
+  });
+});

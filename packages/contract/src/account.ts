@@ -65,6 +65,10 @@ export const RegisterResponse = z.object({
 
 export const VerifyEmailQuery = z.object({ token: MailedToken });
 export const VerifyEmailResponse = z.object({ verified: z.literal(true), email: z.string() });
+export const ResendVerificationRequest = z.object({ email: Email }).strict();
+export const ResendVerificationResponse = z.object({
+  accepted: z.literal(true).describe("The same answer whether or not the address has a login waiting for verification"),
+});
 
 export const LoginRequest = z.object({ email: z.string().min(1).max(254), password: TypedPassword }).strict();
 
@@ -116,6 +120,10 @@ export const MemberListing = z.object({
 });
 export const MembersResponse = z.object({ members: z.array(MemberListing) });
 export const RemoveMemberRequest = z.object({ member_id: z.string().min(1).max(64) });
+export const ChangeMemberRoleRequest = z.object({
+  member_id: z.string().min(1).max(64),
+  role: MemberRole.describe("owner: only an owner grants or takes it; the last owner keeps it"),
+});
 
 const ApiKeyAccess = z.enum(["full", "limited"]).describe("limited keys cannot manage data sources");
 export const CreateApiKeyRequest = z

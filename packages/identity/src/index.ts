@@ -1,5 +1,6 @@
 export { acceptInvitation } from "./account/accept-invitation.ts";
 export { beginOidcSignIn } from "./account/begin-oidc-sign-in.ts";
+export { changeMemberRole } from "./account/change-member-role.ts";
 export { changePassword } from "./account/change-password.ts";
 export { createProject } from "./account/create-project.ts";
 export { describeMember } from "./account/describe-member.ts";
@@ -16,6 +17,7 @@ export { openGovernanceSession } from "./account/open-governance-session.ts";
 export { registerAccount } from "./account/register-account.ts";
 export { removeMember } from "./account/remove-member.ts";
 export { requireMemberSession } from "./account/require-member-session.ts";
+export { resendVerification } from "./account/resend-verification.ts";
 export { revokeApiKey } from "./account/revoke-api-key.ts";
 export { verifyEmail } from "./account/verify-email.ts";
 export { type AccountDeps, type AccountServices, type AccountSettings, createAccountServices, localAccountServices } from "./account-services.ts";

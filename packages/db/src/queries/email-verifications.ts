@@ -20,3 +20,8 @@ export async function consumeEmailVerification(sql: Sql, tokenHash: string, now:
   );
   return row?.member_id ?? null;
 }
+
+/** Forgets a token whose mail never left: nobody holds it. */
+export async function deleteEmailVerification(sql: Sql, tokenHash: string): Promise<void> {
+  await sql.query("DELETE FROM email_verifications WHERE token_hash = $1", [tokenHash]);
+}

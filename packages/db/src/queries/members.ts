@@ -87,3 +87,9 @@ export async function lockOwners(tx: Sql, orgId: string): Promise<string[]> {
   const rows = await tx.query<{ member_id: string }>("SELECT member_id FROM members WHERE org_id = $1 AND role = 'owner' FOR UPDATE", [orgId]);
   return rows.map((row) => row.member_id);
 }
+
+/** The member with its new role, or null when the organisation has no such member. */
+export async function updateMemberRole(tx: Sql, orgId: string, memberId: string, role: MemberRole): Promise<MemberRecord | null> {
+  const [row] = await tx.query<MemberRecord>(`UPDATE members SET role = $3 WHERE org_id = $1 AND member_id = $2 RETURNING ${SHOWN}`, [orgId, memberId, role]);
+  return row ?? null;
+}

@@ -1,12 +1,9 @@
 import type { RegisterRequest, RegisterResponse } from "@als/contract";
-import { emailVerifications, organizations } from "@als/db";
+import { organizations } from "@als/db";
 import type { z } from "zod";
 import type { AccountDeps } from "../account-services.ts";
-import { verificationMail } from "../mail/templates.ts";
 import { createOrganization } from "../organizations.ts";
-import { hashSecret, newMailedToken } from "../secret-tokens.ts";
-import { ACCOUNT_TOKEN_LIFETIME_SECONDS } from "./account-token-lifetimes.ts";
-import { sendAccountMail } from "./send-account-mail.ts";
+import { mailVerificationLink } from "./mail-verification-link.ts";
 
 /**
  * A new organisation (with its `default` project) and its owner, whose address is not verified
@@ -20,13 +17,6 @@ export async function registerAccount(deps: AccountDeps, input: z.output<typeof 
     ownerPassword: input.password,
     emailVerified: false,
   });
-  const token = newMailedToken();
-  await emailVerifications.insertEmailVerification(deps.db, {
-    token_hash: hashSecret(token),
-    member_id: owner.member_id,
-    expires_at: deps.now() + ACCOUNT_TOKEN_LIFETIME_SECONDS.emailVerification,
-  });
-  const link = `${deps.publicUrl}/api/account/verify-email?token=${encodeURIComponent(token)}`;
-  await sendAccountMail(deps.mailer, verificationMail({ to: owner.email, link }), () => organizations.deleteOrganization(deps.db, orgId));
+  await mailVerificationLink(deps, owner, () => organizations.deleteOrganization(deps.db, orgId));
   return { member_id: owner.member_id, org_id: orgId, email: owner.email, email_verified: false };
 }

@@ -1,5 +1,6 @@
 import acceptInvitation from "./accept-invitation.ts";
 import beginOidcSignIn from "./begin-oidc-sign-in.ts";
+import changeMemberRole from "./change-member-role.ts";
 import changePassword from "./change-password.ts";
 import createApiKey from "./create-api-key.ts";
 import createGovernanceSession from "./create-governance-session.ts";
@@ -16,6 +17,7 @@ import logout from "./logout.ts";
 import me from "./me.ts";
 import register from "./register.ts";
 import removeMember from "./remove-member.ts";
+import resendVerification from "./resend-verification.ts";
 import verifyEmail from "./verify-email.ts";
 
 export const accountRoutes = {
@@ -31,7 +33,9 @@ export const accountRoutes = {
   listInvitations,
   acceptInvitation,
   listMembers,
+  changeMemberRole,
   removeMember,
+  resendVerification,
   createApiKey,
   listApiKeys,
   deleteApiKey,
