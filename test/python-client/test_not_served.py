@@ -1,5 +1,5 @@
-"""Methods whose contract endpoints the service does not serve yet: session outcomes, evaluation,
-human questions (pending tool calls). Each asserts what a served endpoint must do; all are xfail
+"""Methods whose contract endpoints the service does not serve yet: evaluation and human questions
+(pending tool calls). Each asserts what a served endpoint must do; all are xfail
 (non-strict) until the area is served."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import pytest
 from conftest import client_method, not_served
 from helpers import unique
 
-OUTCOMES = not_served("session outcomes")
 EVALUATION = not_served("evaluation")
 HUMAN_QUESTIONS = not_served("human questions (pending tool calls)")
 
@@ -21,30 +20,6 @@ def published_session(api, user, agent_version):
     session_id = unique("s")
     api.publish(user, [{"role": "User", "content": "Can I change my delivery address?"}, {"role": "Agent", "content": "Yes, in Settings."}], session_id=session_id, agent_version=agent_version)
     return session_id
-
-
-# -- session outcomes ----------------------------------------------------------
-
-
-@OUTCOMES
-@client_method("mark_session_outcome")
-def test_mark_session_outcome_records_the_outcome(client, published_session):
-    response = client.mark_session_outcome(session_id=published_session, outcome="success", occurred_at=int(time.time()), label="resolved", value=1.0)
-
-    assert (response.success, response.recorded) == (True, True)
-    assert response.outcome_id and response.outcome_revision == 1
-
-
-@OUTCOMES
-@client_method("get_session_outcomes")
-def test_get_session_outcomes_returns_the_recorded_outcome(client, api, user, published_session):
-    api.post("/api/session_outcome", {"session_id": published_session, "outcome": "failure", "occurred_at": int(time.time()), "label": "escalated"})
-
-    response = client.get_session_outcomes(session_ids=[published_session])
-
-    assert response.success is True
-    [record] = response.session_outcomes
-    assert (record.session_id, record.user_id, record.outcome, record.label) == (published_session, user, "failure", "escalated")
 
 
 # -- evaluation ----------------------------------------------------------------

@@ -50,6 +50,7 @@ beforeAll(async () => {
   });
   const operation = await asA("POST", "/api/playbook_aggregation_operations", { request_id: "alpha-aggregation", agent_version: "alpha-v1" });
   await asA("POST", "/api/set_config", { window_size: 17 });
+  await asA("POST", "/api/session_outcome", { session_id: "alpha-session", outcome: "success", occurred_at: 1, label: "alpha-label" });
   await svc.learningIdle().catch(() => {});
   const stored = await svc.db.query<{ id: number }>("SELECT interaction_id AS id FROM interactions WHERE org_id = $1", [a.orgId]);
   const [profile] = await svc.db.query<{ profile_id: string }>("SELECT profile_id FROM profiles WHERE org_id = $1", [a.orgId]);
@@ -85,7 +86,7 @@ beforeAll(async () => {
   });
   expect(Object.entries(known).filter(([, value]) => value === undefined)).toEqual([]);
   // Not ids a caller may choose (profile_id, request_id): B may make its own rows under the same values.
-  secrets.push(A_TEXT, a.orgId, a.ownerId, key!.prefix, owner!.email, "alpha-aggregation");
+  secrets.push(A_TEXT, a.orgId, a.ownerId, key!.prefix, owner!.email, "alpha-aggregation", "alpha-label");
   secrets.push(operation.operation_id);
 }, 120_000);
 afterAll(() => svc.close());

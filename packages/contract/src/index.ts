@@ -8,6 +8,7 @@ export * from "./errors.ts";
 export * from "./generation.ts";
 export * from "./interactions.ts";
 export * from "./learning.ts";
+export * from "./outcomes.ts";
 export * from "./playbooks.ts";
 export * from "./profiles.ts";
 export * from "./review.ts";

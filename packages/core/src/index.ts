@@ -33,6 +33,8 @@ export * from "./learning/learning-status.ts";
 export * from "./learning/learning-step.ts";
 export * from "./learning/learnings-of-request.ts";
 export * from "./learning/stall-state.ts";
+export { listSessionOutcomes } from "./outcomes/list-session-outcomes.ts";
+export { recordSessionOutcome } from "./outcomes/record-session-outcome.ts";
 export * from "./playbooks/add-playbooks.ts";
 export * from "./playbooks/delete-playbooks.ts";
 export { toAgentPlaybook, toUserPlaybook } from "./playbooks/playbook-view.ts";

@@ -43,6 +43,8 @@ export * as searchEvidence from "./queries/search-evidence.ts";
 export type { ServedItem, ServedKind } from "./queries/search-sessions.ts";
 export * as searchSessions from "./queries/search-sessions.ts";
 export * as serviceSecrets from "./queries/service-secrets.ts";
+export type { ListedSessionOutcome, OutcomeFilters, SessionOutcomeRecord } from "./queries/session-outcomes.ts";
+export * as sessionOutcomes from "./queries/session-outcomes.ts";
 export type { UserPlaybookRecord } from "./queries/user-playbooks.ts";
 export * as userPlaybooks from "./queries/user-playbooks.ts";
 export type { OutboxEntry } from "./queries/vector-outbox.ts";

@@ -8,6 +8,7 @@ import { configRoutes } from "./config/index.ts";
 import { generationRoutes } from "./generation/index.ts";
 import { interactionsRoutes } from "./interactions/index.ts";
 import { learningRoutes } from "./learning/index.ts";
+import { outcomesRoutes } from "./outcomes/index.ts";
 import { playbooksRoutes } from "./playbooks/index.ts";
 import { profilesRoutes } from "./profiles/index.ts";
 import { requestsRoutes } from "./requests/index.ts";
@@ -32,6 +33,7 @@ export const routes = {
   interactions: interactionsRoutes,
   users: usersRoutes,
   learning: learningRoutes,
+  outcomes: outcomesRoutes,
   account: accountRoutes,
 } satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
 

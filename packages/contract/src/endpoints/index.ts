@@ -6,6 +6,7 @@ import { configEndpoints } from "./config.ts";
 import { generationEndpoints } from "./generation.ts";
 import { interactionsEndpoints } from "./interactions.ts";
 import { learningEndpoints } from "./learning.ts";
+import { outcomesEndpoints } from "./outcomes.ts";
 import { playbooksEndpoints } from "./playbooks.ts";
 import { profilesEndpoints } from "./profiles.ts";
 import { requestsEndpoints } from "./requests.ts";
@@ -30,6 +31,7 @@ export const endpoints = {
   interactions: interactionsEndpoints,
   users: usersEndpoints,
   learning: learningEndpoints,
+  outcomes: outcomesEndpoints,
   account: accountEndpoints,
 };
 export type Endpoints = typeof endpoints;
