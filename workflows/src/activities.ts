@@ -26,4 +26,5 @@ export interface Activities {
   learningStep(input: LearningStepInput): Promise<LearningStepOutcome>;
   aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
   generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
+  purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;
 }

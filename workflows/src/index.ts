@@ -6,5 +6,7 @@ export type { GenerationRunInput } from "./generation-run.ts";
 export { generationRunWorkflow } from "./generation-run.ts";
 export type { LearnUserInput } from "./learn-user.ts";
 export { learnUserWorkflow, userPublishedSignal } from "./learn-user.ts";
+export type { PurgeOperationInput } from "./purge-operation.ts";
+export { purgeOperationWorkflow } from "./purge-operation.ts";
 export type { ReembedProfilesInput, ReembedProfilesProgress } from "./reembed-profiles.ts";
 export { progressQuery, reembedProfilesWorkflow } from "./reembed-profiles.ts";

@@ -106,6 +106,32 @@ export function buildApp({
       ? appError
       : new AppError("internal_error", `${endpoint.procedure} answered ${appError.code}, which its declaration does not list: ${appError.message}`);
 
+  /**
+   * A streamed body: errors before the first chunk (the credential, the input, the opening reads)
+   * answer as usual; a storage failure after it can only cut the body short, which a JSON parser
+   * reports as truncated, and is logged.
+   */
+  const streamed = async (opening: Promise<AsyncIterable<string>>, endpoint: Endpoint, correlationId: string): Promise<Response> => {
+    const chunks = (await withBackstop(opening, endpoint.timeoutMs ?? backstopMs, correlationId))[Symbol.asyncIterator]();
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = await chunks.next();
+          if (next.done) controller.close();
+          else controller.enqueue(encoder.encode(next.value));
+        } catch (error) {
+          translateError(error, correlationId, log);
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        await chunks.return?.(undefined);
+      },
+    });
+    return new Response(body, { status: endpoint.successStatus ?? 200, headers: { "content-type": "application/json" } });
+  };
+
   const serve = async (route: Route, request: Request, pathParams: Record<string, string>, server: Listener): Promise<Response> => {
     const incoming = incomingOf(request, server);
     const { endpoint } = route;
@@ -117,6 +143,7 @@ export function buildApp({
         endpoint.method === "GET"
           ? parseInput(endpoint.input, { ...readQuery(url), ...pathParams }, "query")
           : parseInput(endpoint.input, withPathParams(withQueryFields(endpoint, url, await readJsonBody(request, maxBodyBytes)), pathParams), "body");
+      if (route.stream) return await streamed(route.stream(ctx, input), endpoint, ctx.correlationId);
       return Response.json(await run(route, ctx, input), { status: endpoint.successStatus ?? 200 });
     } catch (error) {
       return errorResponse(declared(endpoint, translateError(error, incoming.correlationId, log)));

@@ -3,6 +3,7 @@ import type { Scope } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
 import { startGenerationRunWorkflow } from "@als/workflows/start-generation-run";
+import { startPurgeOperationWorkflow } from "@als/workflows/start-purge-operation";
 import { Client, Connection } from "@temporalio/client";
 import type { Logger } from "./logger.ts";
 
@@ -38,6 +39,7 @@ export async function composeService(settings: Settings, log: Logger) {
       startAggregationOperationWorkflow(client, taskQueue, scope, operationId),
     );
     deps.scheduleGenerationRun = reporting("start the generation run workflow", (scope, runId) => startGenerationRunWorkflow(client, taskQueue, scope, runId));
+    deps.schedulePurge = reporting("start the purge operation workflow", (scope, purgeId) => startPurgeOperationWorkflow(client, taskQueue, scope, purgeId));
   }
   return {
     deps,

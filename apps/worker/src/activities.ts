@@ -1,4 +1,4 @@
-import { type CoreDeps, reembedProfilesStep, runAggregationStep, runGenerationStep, runLearningStep, type StepOutcome } from "@als/core";
+import { type CoreDeps, reembedProfilesStep, runAggregationStep, runGenerationStep, runLearningStep, runPurgeStep, type StepOutcome } from "@als/core";
 import type { Activities } from "@als/workflows/activities";
 import { learnUserWorkflowId } from "@als/workflows/workflow-ids";
 import { ApplicationFailure, Context } from "@temporalio/activity";
@@ -30,6 +30,10 @@ export function createActivities(deps: CoreDeps): Activities {
     // activity is cancelled, and the step stops at its next commit and puts the run back in the queue.
     generationStep: ({ orgId, projectId, runId }) =>
       withHeartbeat(() => logged("generation step", runId, runGenerationStep(deps, { orgId, projectId }, runId, runId, Context.current().cancellationSignal))),
+
+    // An erasure commits step by step; a cancelled attempt stops at its next step and leaves the rest to the next.
+    purgeStep: ({ orgId, projectId, purgeId }) =>
+      withHeartbeat(() => logged("purge step", purgeId, runPurgeStep(deps, { orgId, projectId }, purgeId, purgeId, Context.current().cancellationSignal))),
   };
 }
 

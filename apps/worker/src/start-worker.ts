@@ -7,6 +7,7 @@ import { schedulePendingLearning } from "./schedule-pending-learning.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
 import { scheduleUnfinishedGenerationRuns } from "./schedule-unfinished-generation-runs.ts";
+import { scheduleUnfinishedPurges } from "./schedule-unfinished-purges.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
 const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
@@ -58,6 +59,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     log.info("learning scheduled", { users: await schedulePendingLearning(client, deps, temporal.taskQueue) });
     log.info("aggregation operations scheduled", { operations: await scheduleUnfinishedAggregations(client, deps, temporal.taskQueue) });
     log.info("generation runs scheduled", { runs: await scheduleUnfinishedGenerationRuns(client, deps, temporal.taskQueue) });
+    log.info("erasures scheduled", { purges: await scheduleUnfinishedPurges(client, deps, temporal.taskQueue) });
   } catch (error) {
     worker.shutdown();
     await finished;

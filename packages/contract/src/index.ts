@@ -6,6 +6,7 @@ export * from "./endpoint.ts";
 export * from "./endpoints/index.ts";
 export * from "./errors.ts";
 export * from "./generation.ts";
+export * from "./governance.ts";
 export * from "./interactions.ts";
 export * from "./learning.ts";
 export * from "./outcomes.ts";

@@ -8,7 +8,7 @@ import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
 
 /** What the dependency graph is built from. */
 export type CoreSettings = Pick<Settings, "storage" | "embedding" | "rerank" | "llm" | "vectorIndex" | "search"> &
-  Partial<Pick<Settings, "learning" | "publishAdmission">>;
+  Partial<Pick<Settings, "learning" | "publishAdmission" | "crashPoints">>;
 
 export interface CoreLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -51,6 +51,7 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
       storage: settings.storage,
       ...(settings.learning && { learning: settings.learning }),
       ...(settings.publishAdmission && { publishAdmission: settings.publishAdmission }),
+      ...(settings.crashPoints?.size && { crashPoints: settings.crashPoints }),
       ...(settings.llm && { llm: createLlm(settings.llm) }),
     };
     if (settings.vectorIndex) {

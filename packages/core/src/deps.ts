@@ -30,6 +30,10 @@ export interface CoreDeps {
   scheduleAggregation?: (scope: Scope, operationId: string) => Promise<void> | void;
   /** Tells the orchestrator that a generation run (rerun, manual generation, review apply) waits to run. */
   scheduleGenerationRun?: (scope: Scope, runId: string) => Promise<void> | void;
+  /** Tells the orchestrator that a purge operation (the erasure of a user) waits to run. */
+  schedulePurge?: (scope: Scope, purgeId: string) => Promise<void> | void;
+  /** Crash tests only (CRASH_POINTS): the points of durable work where the process kills itself (see crashAt). */
+  crashPoints?: ReadonlySet<string>;
 }
 
 export interface LearningSettings {

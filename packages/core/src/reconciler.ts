@@ -1,7 +1,8 @@
-import { aggregation, generationRuns, learning, profiles, type Scope } from "@als/db";
+import { aggregation, generationRuns, learning, profiles, purgeOperations, type Scope } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
+import { runPurgeStep } from "./governance/purge-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
 import { type ReembedProgress, reembedProfilesStep } from "./profiles/reembed-profiles.ts";
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
@@ -30,8 +31,8 @@ const parseKey = (key: UserKey) => {
  * every user with interactions not yet learned from (so a restart loses nothing); after that,
  * `wakeUser` queues a user whose stream moved, and sleeping users (a short window waiting for its
  * inactivity deadline, a retry's backoff) are woken when their time comes. Every pass also runs the
- * aggregation operations that are queued, due for a retry, or left by a worker whose lease expired,
- * and wakes the lane of generation runs, which runs them the same way, one at a time, beside the
+ * aggregation operations and erasures (purge operations) that are queued, due for a retry, or left
+ * by a worker whose lease expired, and wakes the lane of generation runs, which runs them the same way, one at a time, beside the
  * passes: a rerun of every user can take long, and learning should not wait for it. With a vector
  * index configured, it also drains the vector outbox into it (see startVectorSyncLoop).
  */
@@ -103,6 +104,7 @@ export class Reconciler {
         await learning.releaseAllUserLeases(this.deps.db);
         await aggregation.expireOperationLeases(this.deps.db, this.deps.now());
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
+        await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
         await this.reembedStaleProfiles();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;
@@ -121,7 +123,7 @@ export class Reconciler {
       this.runGenerationLane();
       // Each lane learns from one user at a time and mostly waits on the LLM: as many lanes as the provider takes calls.
       const lanes = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
-      await Promise.all([...Array.from({ length: lanes }, () => this.drainDueUsers()), this.runDueOperations()]);
+      await Promise.all([...Array.from({ length: lanes }, () => this.drainDueUsers()), this.runDueOperations(), this.runDuePurges()]);
     } catch (error) {
       this.onError(error);
     }
@@ -149,6 +151,15 @@ export class Reconciler {
     for (const { operationId, ...scope } of await aggregation.findRunnableOperations(this.deps.db, this.deps.now())) {
       const outcome = await runAggregationStep(this.deps, scope, operationId);
       if (outcome.unexpected) this.onError(new Error(`aggregation operation ${operationId}: ${outcome.unexpected}`));
+      if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
+    }
+  }
+
+  /** One attempt at each runnable erasure; one due again at once asks for another pass. */
+  private async runDuePurges(): Promise<void> {
+    for (const { purgeId, ...scope } of await purgeOperations.findRunnablePurges(this.deps.db, this.deps.now())) {
+      const outcome = await runPurgeStep(this.deps, scope, purgeId, undefined, this.stopping.signal);
+      if (outcome.unexpected) this.onError(new Error(`purge operation ${purgeId}: ${outcome.unexpected}`));
       if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
     }
   }
@@ -203,5 +214,6 @@ export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => vo
   deps.scheduleLearning = (scope, userId) => reconciler.wakeUser(scope, userId);
   deps.scheduleAggregation = () => reconciler.poke();
   deps.scheduleGenerationRun = () => reconciler.poke();
+  deps.schedulePurge = () => reconciler.poke();
   return reconciler;
 }

@@ -103,6 +103,11 @@ const Environment = z.object({
   OIDC_REDIRECT_URI: optionalText,
   /** Signs exposure receipts; unset, the database holds one made on first use, shared by every process. */
   EXPOSURE_RECEIPT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /**
+   * Crash tests only: comma-separated points of durable work (see crashAt) where this process kills
+   * itself with SIGKILL, to prove that what it accepted completes after a restart. Unset in service.
+   */
+  CRASH_POINTS: z.string().default(""),
 });
 
 /** A comma-separated setting as its non-empty entries, lowercased. */
@@ -165,6 +170,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
     identity: identitySettings(e),
     publishAdmission: { concurrency: e.SERVICE_PUBLISH_CONCURRENCY, timeoutMs: e.SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS } satisfies PublishAdmissionSettings,
     learning: { concurrency: e.LLM_CONCURRENCY } satisfies LearningSettings,
+    crashPoints: new Set(listOf(e.CRASH_POINTS)) as ReadonlySet<string>,
     search: {
       deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,
       concurrency: e.SERVICE_SEARCH_CONCURRENCY,

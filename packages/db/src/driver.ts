@@ -50,9 +50,29 @@ export class StorageUnavailableError extends Error {
   }
 }
 
-/** A StorageUnavailableError when `error` is a storage failure (see classifyStorageError), else `error` itself. */
+/**
+ * Raised when a write names a user whose erasure is under way (the subject write barrier of
+ * migration 0021, SQLSTATE ALS01): the transaction rolled back, nothing of it was written. It
+ * answers 409 erasure_in_progress.
+ */
+export class ErasureInProgressError extends Error {
+  readonly errorCode = "erasure_in_progress";
+  constructor(cause: unknown) {
+    super("the user is being erased; nothing of them is written until the erasure completes", { cause });
+    this.name = "ErasureInProgressError";
+  }
+}
+
+const ERASURE_BARRIER_SQLSTATE = "ALS01";
+
+/**
+ * What a failed call of either driver throws: a StorageUnavailableError when `error` is a storage
+ * failure (see classifyStorageError), an ErasureInProgressError for the subject write barrier, else
+ * `error` itself.
+ */
 export function asStorageError(error: unknown): unknown {
-  if (error instanceof StorageUnavailableError) return error;
+  if (error instanceof StorageUnavailableError || error instanceof ErasureInProgressError) return error;
+  if ((error as { code?: unknown } | null)?.code === ERASURE_BARRIER_SQLSTATE) return new ErasureInProgressError(error);
   const reason = classifyStorageError(error);
   return reason ? new StorageUnavailableError(error, reason) : error;
 }

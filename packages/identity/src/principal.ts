@@ -40,3 +40,10 @@ export function credentialKindOf(principal: Principal): CredentialKind | null {
 export function principalIdOf(principal: ApiKeyPrincipal | SessionPrincipal): string {
   return principal.kind === "api_key" ? principal.keyId : principal.memberId;
 }
+
+/** How audit rows name who asked: the member or the key by id (never a token), or the local organisation. */
+export function actorRefOf(principal: Principal): string {
+  if (principal.kind === "session") return `member:${principal.memberId}`;
+  if (principal.kind === "api_key") return `api_key:${principal.keyId}`;
+  return principal.kind;
+}

@@ -6,6 +6,7 @@ import { agentPlaybooksRoutes } from "./agent-playbooks/index.ts";
 import { aggregationRoutes } from "./aggregation/index.ts";
 import { configRoutes } from "./config/index.ts";
 import { generationRoutes } from "./generation/index.ts";
+import { governanceRoutes } from "./governance/index.ts";
 import { interactionsRoutes } from "./interactions/index.ts";
 import { learningRoutes } from "./learning/index.ts";
 import { outcomesRoutes } from "./outcomes/index.ts";
@@ -34,6 +35,7 @@ export const routes = {
   users: usersRoutes,
   learning: learningRoutes,
   outcomes: outcomesRoutes,
+  governance: governanceRoutes,
   account: accountRoutes,
 } satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
 

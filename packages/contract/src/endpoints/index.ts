@@ -4,6 +4,7 @@ import { agentPlaybooksEndpoints } from "./agent-playbooks.ts";
 import { aggregationEndpoints } from "./aggregation.ts";
 import { configEndpoints } from "./config.ts";
 import { generationEndpoints } from "./generation.ts";
+import { governanceEndpoints } from "./governance.ts";
 import { interactionsEndpoints } from "./interactions.ts";
 import { learningEndpoints } from "./learning.ts";
 import { outcomesEndpoints } from "./outcomes.ts";
@@ -33,5 +34,6 @@ export const endpoints = {
   learning: learningEndpoints,
   outcomes: outcomesEndpoints,
   account: accountEndpoints,
+  governance: governanceEndpoints,
 };
 export type Endpoints = typeof endpoints;

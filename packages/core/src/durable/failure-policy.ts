@@ -1,4 +1,5 @@
 import { LlmOutputError, LlmStallError, LlmUnavailableError } from "@als/ai";
+import { ErasureInProgressError } from "@als/db";
 
 /** Attempts of one run before it fails for good (the bounded retry policy). */
 const MAX_RUN_ATTEMPTS = 5;
@@ -28,7 +29,10 @@ export function settleFailure(
           ? "invalid_model_output"
           : error instanceof LlmUnavailableError
             ? "provider_unavailable"
-            : "internal_error";
+            : // A user of the run is being erased: a later attempt finds nothing of them.
+              error instanceof ErasureInProgressError
+              ? "erasure_in_progress"
+              : "internal_error";
   const unexpected = code === "internal_error" ? (error instanceof Error ? (error.stack ?? error.message) : String(error)) : undefined;
   const final = options.final || error instanceof LlmStallError || error instanceof NoLlmProvider || attempts >= MAX_RUN_ATTEMPTS;
   return { code, retryAt: final ? null : now + RETRY_BASE_SECONDS * 2 ** (attempts - 1), unexpected };

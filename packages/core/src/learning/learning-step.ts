@@ -1,5 +1,5 @@
 import { type Llm, LlmStallError } from "@als/ai";
-import { type CursorRecord, interactions, learning, requests, type Scope, type StallRecord } from "@als/db";
+import { type CursorRecord, ErasureInProgressError, interactions, learning, requests, type Scope, type StallRecord } from "@als/db";
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { embedPendingInteractions } from "../interactions/embed-interactions.ts";
@@ -48,6 +48,11 @@ export async function runLearningStep(deps: CoreDeps, scope: Scope, userId: stri
       outcomes.push(await advanceCursor(deps, scope, { userId, cursor, config, stall, leaseToken }));
     }
     return combine(outcomes);
+  } catch (error) {
+    // The user is being erased: the window's commit was refused. Once the erasure is done there is
+    // nothing of theirs left to learn from; until then, try again later.
+    if (error instanceof ErasureInProgressError) return { next: "busy" };
+    throw error;
   } finally {
     await learning.releaseUserLease(deps.db, scope, userId, leaseToken);
   }

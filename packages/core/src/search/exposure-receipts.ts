@@ -1,6 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { type Database, type Scope, serviceSecrets } from "@als/db";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import type { Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
+import { storedSecret } from "../stored-secret.ts";
 
 const RECEIPT_VERSION = "r1";
 const STORED_SECRET_NAME = "exposure_receipt_secret";
@@ -14,22 +15,13 @@ interface ReceiptClaims {
   issuedAt: number;
 }
 
-const storedSecrets = new WeakMap<Database, Promise<string>>();
-
 /**
  * The configured secret, or the one the database holds, made on first use: every process sharing
  * the database signs alike, and receipts stay verifiable across restarts.
  */
 function receiptSecret(deps: Pick<CoreDeps, "db" | "search">): Promise<string> {
   const configured = deps.search?.exposureReceiptSecret;
-  if (configured) return Promise.resolve(configured);
-  let secret = storedSecrets.get(deps.db);
-  if (!secret) {
-    secret = serviceSecrets.getOrCreateSecret(deps.db, STORED_SECRET_NAME, randomBytes(32).toString("base64url"));
-    secret.catch(() => storedSecrets.delete(deps.db));
-    storedSecrets.set(deps.db, secret);
-  }
-  return secret;
+  return configured ? Promise.resolve(configured) : storedSecret(deps.db, STORED_SECRET_NAME);
 }
 
 function signature(secret: string, claims: ReceiptClaims): Buffer {

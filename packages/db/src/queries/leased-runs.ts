@@ -18,14 +18,14 @@ export interface LeasedRunState {
 }
 
 /**
- * A table of durable runs (aggregation operations, generation runs). Each keeps a run's state in the
+ * A table of durable runs (aggregation operations, generation runs, purge operations). Each keeps a run's state in the
  * same columns: status, attempts, error_code, result, lease_token, lease_expires_at, retry_at,
  * updated_at, finished_at, so one set of queries moves any of them through queued, running,
  * retrying, succeeded and failed. `columns` is what a claim returns.
  */
 export interface LeasedRunTable {
-  name: "aggregation_operations" | "generation_runs";
-  id: "operation_id" | "run_id";
+  name: "aggregation_operations" | "generation_runs" | "purge_operations";
+  id: "operation_id" | "run_id" | "purge_id";
   columns: string;
 }
 

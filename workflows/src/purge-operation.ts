@@ -1,0 +1,25 @@
+import { proxyActivities } from "@temporalio/workflow";
+import type { Activities } from "./activities.ts";
+import { stepUntilDone } from "./step-until-done.ts";
+
+export interface PurgeOperationInput {
+  orgId: string;
+  projectId: string;
+  purgeId: string;
+}
+
+const { purgeStep } = proxyActivities<Activities>({
+  // One attempt works through the erasure's deletes, check and audit, committing each; the
+  // heartbeat notices a dead worker within seconds, and a retry goes on from what was committed.
+  startToCloseTimeout: "1 hour",
+  heartbeatTimeout: "30 seconds",
+  retry: { initialInterval: "2 seconds", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 10 },
+});
+
+/**
+ * One durable erasure of a user (a purge operation); its workflow id is the purge id. Each attempt
+ * is the idempotent purge step.
+ */
+export async function purgeOperationWorkflow(input: PurgeOperationInput): Promise<void> {
+  await stepUntilDone(() => purgeStep(input));
+}
