@@ -28,6 +28,7 @@ export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
     input: SearchAgentPlaybooksRequest,
     output: AgentPlaybooksResponse,
     errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "overloaded"],
+    rateClass: "search",
   },
   deleteByIds: {
     method: "DELETE",

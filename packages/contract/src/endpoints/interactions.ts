@@ -26,7 +26,8 @@ export const interactionsEndpoints = defineResource("interactions", {
     // The wait itself is bounded at 240 s; the backstop only catches what goes wrong around it.
     timeoutMs: PUBLISH_WAIT_MS + 10_000,
     output: PublishInteractionResponse,
-    errors: ["admission_timeout", "capacity_deadline_exceeded"],
+    errors: ["admission_timeout", "capacity_deadline_exceeded", "erasure_in_progress"],
+    rateClass: "publish",
   },
   finalizeSession: {
     method: "POST",
@@ -65,6 +66,7 @@ export const interactionsEndpoints = defineResource("interactions", {
     input: SearchInteractionsRequest,
     output: InteractionsResponse,
     errors: ["embedding_unavailable", "overloaded"],
+    rateClass: "search",
   },
   get: {
     method: "POST",

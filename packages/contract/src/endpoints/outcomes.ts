@@ -9,6 +9,7 @@ export const outcomesEndpoints = defineResource("outcomes", {
       "Report how a session ended; final for the session (an exact retry answers recorded false, a change success false with reason conflicting_finalization); 404 before any request of the session was published",
     input: RecordSessionOutcomeRequest,
     output: RecordSessionOutcomeResponse,
+    errors: ["erasure_in_progress"],
   },
   list: {
     method: "POST",

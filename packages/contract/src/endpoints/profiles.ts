@@ -24,7 +24,7 @@ export const profilesEndpoints = defineResource("profiles", {
     summary: "Add profiles (a UUIDv4 profile_id is generated when omitted; an existing profile_id is replaced)",
     input: AddUserProfileRequest,
     output: AddUserProfileResponse,
-    errors: ["embedding_unavailable"],
+    errors: ["embedding_unavailable", "erasure_in_progress"],
   },
   search: {
     method: "POST",
@@ -33,6 +33,7 @@ export const profilesEndpoints = defineResource("profiles", {
     input: SearchProfilesRequest,
     output: ProfilesResponse,
     errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "overloaded"],
+    rateClass: "search",
   },
   deleteByIds: {
     method: "DELETE",

@@ -10,5 +10,6 @@ export const searchEndpoints = defineResource("search", {
     input: UnifiedSearchRequest,
     output: UnifiedSearchResponse,
     errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "search_deadline", "overloaded"],
+    rateClass: "search",
   },
 });

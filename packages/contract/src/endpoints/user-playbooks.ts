@@ -50,6 +50,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     input: SearchUserPlaybooksRequest,
     output: UserPlaybooksResponse,
     errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "overloaded"],
+    rateClass: "search",
   },
   add: {
     method: "POST",
@@ -57,7 +58,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     summary: "Add user playbooks (each needs user_id and a content or trigger); returns their new ids in input order",
     input: AddUserPlaybookRequest,
     output: AddUserPlaybookResponse,
-    errors: ["embedding_unavailable"],
+    errors: ["embedding_unavailable", "erasure_in_progress"],
   },
   get: {
     method: "POST",
