@@ -14,20 +14,18 @@
  * Every mode starts from an empty database (a temporary PGlite directory, or a new PostgreSQL
  * database bench_search_auth_<hex>), dropped at the end. Progress goes to stderr, the report to stdout.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { parseArgs } from "node:util";
 import { loadSettings } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
 import { createApiKey } from "@als/identity";
-import postgres from "postgres";
 import { buildApp } from "../apps/server/src/app.ts";
 import { composeService } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { profileTexts, queryTexts } from "./lib/corpus.ts";
+import { freshServiceStorage } from "./lib/fresh-storage.ts";
 import { hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
-import { integerOption, storageModesOption } from "./lib/options.ts";
-import { postgresServerUrl, type StorageMode } from "./lib/seed.ts";
+import { integerOption, postgresUrlOption, storageModesOption } from "./lib/options.ts";
+import type { StorageMode } from "./lib/seed.ts";
 import { markdownTable, mean, ms, percentile } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -50,15 +48,13 @@ function options() {
     strict: true,
   });
   const modes = storageModesOption(values.modes);
-  // A bench is its own process: the database URLs the test suite and the server use are fair defaults here.
-  const givenUrl = values["postgres-url"] ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   return {
     modes,
     profiles: integerOption("profiles", values.profiles, PROFILES_PER_USER),
     requests: integerOption("requests", values.requests, 1),
     warmup: integerOption("warmup", values.warmup, 0),
     queries: integerOption("queries", values.queries, 1),
-    postgresUrl: modes.includes("full") ? (givenUrl ?? postgresServerUrl(ROOT)) : undefined,
+    postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT),
   };
 }
 
@@ -76,29 +72,8 @@ interface ModeResult {
   location: string;
 }
 
-/** An empty database for one mode: a PGlite directory, or a new database on the PostgreSQL server. */
-async function freshStorage(mode: StorageMode, serverUrl: string | undefined) {
-  const name = `bench_search_auth_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-  if (mode === "embedded") {
-    const dataDir = await mkdtemp(`${tmpdir()}/als-search-auth-`);
-    return { env: { DATA_DIR: dataDir }, location: `PGlite in ${dataDir}/pglite`, drop: () => rm(dataDir, { recursive: true, force: true }) };
-  }
-  const admin = postgres(serverUrl!, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl!);
-  url.pathname = `/${name}`;
-  return {
-    env: { DATABASE_URL: url.toString() },
-    location: `PostgreSQL ${url.host}/${name}`,
-    drop: async () => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
-}
-
 async function runMode(mode: StorageMode, opts: ReturnType<typeof options>): Promise<ModeResult> {
-  const storage = await freshStorage(mode, opts.postgresUrl);
+  const storage = await freshServiceStorage("search_auth", mode, opts.postgresUrl);
   const settings = loadSettings({ ...storage.env, EMBEDDING_MODEL_DIR: MODEL_DIR, LOG_LEVEL: "error", AUTH_MODE: "local" });
   const log = createLogger("error");
   const service = await composeService(settings, log);

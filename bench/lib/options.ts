@@ -1,6 +1,6 @@
 /** The command-line values the benches share, parsed with the same messages everywhere. */
 
-import type { StorageMode } from "./seed.ts";
+import { postgresServerUrl, type StorageMode } from "./seed.ts";
 
 /** `--name` as an integer of at least `min`; `_` may group digits (`100_000`). */
 export function integerOption(name: string, raw: string, min: number): number {
@@ -17,4 +17,14 @@ export function storageModesOption(raw: string): StorageMode[] {
     .filter(Boolean);
   for (const mode of modes) if (mode !== "embedded" && mode !== "full") throw new Error(`--modes: ${mode} is not one of embedded, full`);
   return modes as StorageMode[];
+}
+
+/**
+ * The PostgreSQL server of a bench that runs full mode: `--postgres-url`, else the URLs the test
+ * suite and the server use (a bench is its own process: they are fair defaults here), else the
+ * repository's own server (infra/postgres.sh). Undefined when no mode needs one.
+ */
+export function postgresUrlOption(given: string | undefined, modes: StorageMode[], root: string): string | undefined {
+  if (!modes.includes("full")) return undefined;
+  return given ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? postgresServerUrl(root);
 }

@@ -9,10 +9,11 @@ export interface PurgeOperationInput {
 }
 
 const { purgeStep } = proxyActivities<Activities>({
-  // One attempt works through the erasure's deletes, check and audit, committing each; the
-  // heartbeat notices a dead worker within seconds, and a retry goes on from what was committed.
+  // One attempt works through the erasure's deletes, check and audit, committing each; no step waits
+  // on a provider, so a worker that stops heartbeating (every 5 s) is taken for dead after 15 s, and
+  // a retry goes on from what was committed.
   startToCloseTimeout: "1 hour",
-  heartbeatTimeout: "30 seconds",
+  heartbeatTimeout: "15 seconds",
   retry: { initialInterval: "2 seconds", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 10 },
 });
 

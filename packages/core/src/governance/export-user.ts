@@ -51,6 +51,9 @@ async function* bundleChunks(deps: CoreDeps, scope: Scope, userId: string, head:
       );
       if (page.rows.length > 0) yield separator + page.rows.map((row) => JSON.stringify(row)).join(",");
       separator = ",";
+      // PGlite answers on this thread, without a turn of the event loop: yield one, so the socket
+      // drains and its backpressure paces the pages (else the whole bundle is read before a byte leaves).
+      await new Promise((resolve) => setImmediate(resolve));
       if (page.rows.length < EXPORT_PAGE_ROWS) break;
       after = page.last;
     }
