@@ -66,6 +66,7 @@ export async function startChaosService(options: ChaosServiceOptions) {
     LLM_PROVIDER: "openai-compatible",
     LLM_BASE_URL: llm.baseUrl,
     LLM_MODEL: "scripted-model",
+    LLM_CONTEXT_WINDOW_TOKENS: "128000",
     ...Object.fromEntries(Object.entries(CHAOS_SETTINGS).map(([name, value]) => [name, String(value)])),
     ...(options.worker && { TEMPORAL_ADDRESS: temporalAddress!, TEMPORAL_TASK_QUEUE: taskQueue }),
   };

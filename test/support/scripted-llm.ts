@@ -49,7 +49,14 @@ export function scriptedReply(request: FakeLlmRequest): FakeLlmReply {
 /** A real OpenAI-compatible provider client pointed at a scripted server on 127.0.0.1. */
 export async function startScriptedLlm(handler: (request: FakeLlmRequest) => FakeLlmReply | Promise<FakeLlmReply> = scriptedReply) {
   const server = await startFakeLlmServer(handler);
-  const llm = createLlm({ kind: "openai-compatible", model: "scripted-model", baseUrl: server.baseUrl, apiKey: "sk-test-secret-key", attempts: 3 });
+  const llm = createLlm({
+    kind: "openai-compatible",
+    model: "scripted-model",
+    baseUrl: server.baseUrl,
+    apiKey: "sk-test-secret-key",
+    attempts: 3,
+    contextWindowTokens: 128_000,
+  });
   return { server, llm };
 }
 

@@ -36,7 +36,7 @@ interface Deployment {
   close(): Promise<void>;
 }
 
-const LLM_ENV = { LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: llm.baseUrl, LLM_MODEL: "scripted-model" };
+const LLM_ENV = { LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: llm.baseUrl, LLM_MODEL: "scripted-model", LLM_CONTEXT_WINDOW_TOKENS: "128000" };
 
 function embeddedDeployment(): Deployment {
   const port = randomPort();

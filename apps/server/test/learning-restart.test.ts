@@ -21,7 +21,13 @@ afterAll(async () => {
 });
 
 const startServer = (port: number) =>
-  spawnServer(port, { DATA_DIR: dataDir, LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: llm.baseUrl, LLM_MODEL: "scripted-model" });
+  spawnServer(port, {
+    DATA_DIR: dataDir,
+    LLM_PROVIDER: "openai-compatible",
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_MODEL: "scripted-model",
+    LLM_CONTEXT_WINDOW_TOKENS: "128000",
+  });
 
 // The embedded mode's process is both API and worker: killing it mid-window is killing the worker.
 describe.skipIf(testMode !== "embedded")("the embedded reconciler across a crash", () => {

@@ -550,6 +550,7 @@ const PEER_0_2_32_CONFIG = {
   pending_tool_call_config: { enabled: false },
   skip_should_run_check: false,
   enable_document_expansion: false,
+  learning_input_budget_tokens: 24_000,
   shadow_mode_enabled: false,
   eval_sample_n_per_stratum: 200,
   eval_concurrency_limit: 10,

@@ -33,7 +33,7 @@ test("an applied review whose worker is killed mid-run is completed exactly once
     db: env.db,
     embedder: env.embedder,
     now: systemClock,
-    llm: createLlm({ kind: "openai-compatible", model: "scripted-model", baseUrl: env.llm.baseUrl }),
+    llm: createLlm({ kind: "openai-compatible", model: "scripted-model", baseUrl: env.llm.baseUrl, contextWindowTokens: 128_000 }),
     scheduleGenerationRun: (s, runId) => startGenerationRunWorkflow(env.client, taskQueue, s, runId),
   };
   const published = await publishInteractions(

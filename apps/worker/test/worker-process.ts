@@ -28,6 +28,7 @@ export function spawnWorker(options: { databaseUrl: string; taskQueue: string; l
       LLM_PROVIDER: "openai-compatible",
       LLM_BASE_URL: options.llmBaseUrl,
       LLM_MODEL: "scripted-model",
+      LLM_CONTEXT_WINDOW_TOKENS: "128000",
       LOG_LEVEL: "error",
     },
     stdio: ["ignore", "inherit", "inherit"],

@@ -2,6 +2,7 @@ export { createEmbedder } from "./create-embedder.ts";
 export type { Embedder, EmbedderOptions } from "./embedder.ts";
 export { EmbedderUnavailableError } from "./embedder-unavailable-error.ts";
 export { createLlm, type LlmSettings } from "./llm/create-llm.ts";
+export { type InputTokens, inputTokensOf } from "./llm/input-tokens.ts";
 export { type Llm, type LlmObjectRequest, LlmOutputError, LlmStallError, type LlmTextRequest, LlmUnavailableError, type LlmUsage } from "./llm/llm.ts";
 export { costOf } from "./llm/llm-prices.ts";
 export { type RenderedPrompt, renderPrompt } from "./llm/prompt-files.ts";

@@ -175,6 +175,9 @@ const PRESET_WINDOWS = { long_form: { window_size: 25, stride_size: 10 } } as co
  * Every field a caller may set, each with its model default, so a full replacement resets what it
  * omits. retrieval_experiment is not here: the experiment lifecycle owns it.
  */
+/** A window of ordinary chat turns takes a few thousand tokens; this leaves room for long tool outputs at a bounded cost per call. */
+export const DEFAULT_LEARNING_INPUT_BUDGET_TOKENS = 24_000;
+
 const settableFields = {
   profile_extractor_config: ProfileExtractorConfig.prefault({}),
   user_playbook_extractor_config: UserPlaybookExtractorConfig.prefault({}),
@@ -190,6 +193,17 @@ const settableFields = {
   stride_size: z.number().int().min(1).max(1000).default(5),
   extraction_preset: z.enum(EXTRACTION_PRESETS).nullable().default(null),
   enable_document_expansion: z.boolean().default(false),
+  /**
+   * Tokens a learning window's extraction call may send (prompt and transcript); a longer window is
+   * reduced, and held for an operator when it still does not fit. Ours: the peer service has none.
+   */
+  learning_input_budget_tokens: z
+    .number()
+    .int()
+    .min(1)
+    .max(2_000_000)
+    .default(DEFAULT_LEARNING_INPUT_BUDGET_TOKENS)
+    .describe("Input tokens one extraction call may send; over it a window is reduced, then held (learning_status reason input_budget_exceeded)"),
   /** Verdicts of other judge prompt versions are left out of shadow comparisons. */
   shadow_comparison_judge_prompt_version: z.string().min(1).default("v1"),
 };

@@ -76,4 +76,5 @@ export const UserExportBundle = z.object({
   search_evidence: ExportRows,
   learning_cursors: ExportRows.describe("Learning status: how far each extractor got, and its last failure"),
   llm_usage: ExportRows,
+  learning_recoveries: ExportRows.describe("Held learning windows an operator skipped or retried"),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { UnixSeconds, UserId } from "./common.ts";
 
 export const StallStateResponse = z.object({
   success: z.boolean(),
@@ -15,3 +16,35 @@ export const MarkNotifiedResponse = z.object({
   /** False when there is no stall to be notified of. */
   notified_in_cc: z.boolean(),
 });
+
+export const Extractor = z.enum(["profile", "playbook"]);
+
+export const ListHeldWindowsRequest = z.object({ user_id: UserId.optional().describe("Unset: every user of the project") }).strict();
+
+export const HeldWindow = z.object({
+  user_id: z.string(),
+  extractor: Extractor,
+  from_seq: z.number().int().describe("The first position of the window in the user's interaction stream"),
+  through_seq: z.number().int().describe("Its last position; later windows of this extractor wait behind it"),
+  input_tokens: z.number().int().describe("What the window still needed after every reduction"),
+  budget_tokens: z.number().int().describe("The budget it did not fit"),
+  held_at: UnixSeconds,
+  request_ids: z.array(z.string()).describe("The requests whose interactions the window holds (learning_status: failed, input_budget_exceeded)"),
+});
+
+export const ListHeldWindowsResponse = z.object({ success: z.boolean(), held_windows: z.array(HeldWindow).describe("Oldest first") });
+
+export const RecoverHeldWindowRequest = z
+  .object({
+    user_id: UserId,
+    extractor: Extractor,
+    action: z.enum(["skip", "retry"]).describe("skip: never learn from the window, go on after it; retry: run it again with budget_tokens"),
+    budget_tokens: z.number().int().min(1).max(2_000_000).optional().describe("Required for retry: larger than the budget the window was held at"),
+  })
+  .strict()
+  .refine((input) => input.action !== "retry" || input.budget_tokens !== undefined, {
+    message: "a retry needs budget_tokens, larger than the budget the window was held at",
+    path: ["budget_tokens"],
+  });
+
+export const RecoverHeldWindowResponse = z.object({ success: z.boolean(), action: z.enum(["skip", "retry"]), recovered: HeldWindow });

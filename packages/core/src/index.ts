@@ -32,6 +32,8 @@ export * from "./interactions/publish-admission.ts";
 export * from "./interactions/publish-interactions.ts";
 export * from "./interactions/read-interactions.ts";
 export * from "./learning/default-definitions.ts";
+export * from "./learning/held-windows.ts";
+export * from "./learning/input-budget.ts";
 export * from "./learning/learning-status.ts";
 export * from "./learning/learning-step.ts";
 export * from "./learning/learnings-of-request.ts";

@@ -56,6 +56,8 @@ const Environment = z.object({
   LLM_BASE_URL: optionalText,
   LLM_API_KEY: optionalText,
   /** LLM calls the provider takes at once: how many users' windows learn at the same time (per process). */
+  /** The model's context window in tokens, for a model the service does not know (an OpenAI-compatible server's). */
+  LLM_CONTEXT_WINDOW_TOKENS: z.coerce.number().int().min(1_000).optional(),
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_LEARNING_CONCURRENCY),
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
@@ -218,5 +220,11 @@ function llmSettings(e: z.infer<typeof Environment>): LlmSettings | undefined {
     throw new Error("invalid configuration: LLM_PROVIDER=openai-compatible needs LLM_BASE_URL and LLM_MODEL");
   }
   const model = e.LLM_MODEL ?? DEFAULT_LLM_MODELS[kind as keyof typeof DEFAULT_LLM_MODELS];
-  return { kind, model, ...(e.LLM_BASE_URL && { baseUrl: e.LLM_BASE_URL }), ...(e.LLM_API_KEY && { apiKey: e.LLM_API_KEY }) };
+  return {
+    kind,
+    model,
+    ...(e.LLM_BASE_URL && { baseUrl: e.LLM_BASE_URL }),
+    ...(e.LLM_API_KEY && { apiKey: e.LLM_API_KEY }),
+    ...(e.LLM_CONTEXT_WINDOW_TOKENS && { contextWindowTokens: e.LLM_CONTEXT_WINDOW_TOKENS }),
+  };
 }

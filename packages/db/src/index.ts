@@ -12,6 +12,8 @@ export * as apiKeys from "./queries/api-keys.ts";
 export * as emailVerifications from "./queries/email-verifications.ts";
 export type { GenerationProgress, GenerationRunOf, GenerationRunRecord, GenerationWork } from "./queries/generation-runs.ts";
 export * as generationRuns from "./queries/generation-runs.ts";
+export type { HeldWindow, Recovery } from "./queries/held-windows.ts";
+export * as heldWindows from "./queries/held-windows.ts";
 export type { InteractionInsert, InteractionRecord } from "./queries/interactions.ts";
 export * as interactions from "./queries/interactions.ts";
 export type { InvitationRecord, InvitedRole } from "./queries/invitations.ts";

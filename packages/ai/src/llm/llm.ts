@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { InputTokens } from "./input-tokens.ts";
 
 export interface LlmUsage {
   model: string;
@@ -28,6 +29,8 @@ export interface LlmTextRequest {
 export interface Llm {
   readonly provider: "openai" | "anthropic" | "openai-compatible";
   readonly model: string;
+  /** How an input is measured against a budget, and what the model accepts in one call. */
+  readonly inputTokens: InputTokens;
   /**
    * Structured output: the provider is asked for JSON matching the schema; the reply is parsed and
    * validated with zod. An invalid reply is retried (counts as transient) and finally throws LlmOutputError.

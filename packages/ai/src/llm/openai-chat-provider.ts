@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { InputTokens } from "./input-tokens.ts";
 import { type Llm, type LlmObjectRequest, type LlmTextRequest, LlmUnavailableError, type LlmUsage } from "./llm.ts";
 import { type LlmHttpOptions, postJson, withLlmRetries } from "./llm-http.ts";
 import { costOf } from "./llm-prices.ts";
@@ -25,6 +26,7 @@ export class OpenAiChatProvider implements Llm {
     private readonly baseUrl: string,
     private readonly apiKey: string | undefined,
     private readonly http: LlmHttpOptions,
+    readonly inputTokens: InputTokens,
   ) {}
 
   async generateObject<S extends z.ZodType>(request: LlmObjectRequest<S>): Promise<{ value: z.output<S>; usage: LlmUsage }> {

@@ -1,6 +1,13 @@
 import { NoInput } from "../common.ts";
 import { defineResource } from "../endpoint.ts";
-import { MarkNotifiedResponse, StallStateResponse } from "../learning.ts";
+import {
+  ListHeldWindowsRequest,
+  ListHeldWindowsResponse,
+  MarkNotifiedResponse,
+  RecoverHeldWindowRequest,
+  RecoverHeldWindowResponse,
+  StallStateResponse,
+} from "../learning.ts";
 
 export const learningEndpoints = defineResource("learning", {
   markStallNotified: {
@@ -16,5 +23,21 @@ export const learningEndpoints = defineResource("learning", {
     summary: "Whether background extraction is paused by a provider auth or billing error",
     input: NoInput,
     output: StallStateResponse,
+  },
+  listHeldWindows: {
+    method: "POST",
+    path: "/api/learning/held_windows",
+    summary: "Learning windows held because they do not fit the input budget even reduced (learning_status reason input_budget_exceeded)",
+    input: ListHeldWindowsRequest,
+    output: ListHeldWindowsResponse,
+    credentials: ["api_key", "login_session"],
+  },
+  recoverHeldWindow: {
+    method: "POST",
+    path: "/api/learning/recover_held_window",
+    summary: "Recover a held window: skip it, or retry it with a larger budget; recorded (404 when the user's extractor holds none)",
+    input: RecoverHeldWindowRequest,
+    output: RecoverHeldWindowResponse,
+    credentials: ["api_key", "login_session"],
   },
 });

@@ -1,5 +1,6 @@
 import { LlmOutputError, LlmStallError, LlmUnavailableError } from "@als/ai";
-import { ErasureInProgressError } from "@als/db";
+import { ErasureInProgressError, heldWindows } from "@als/db";
+import { INPUT_BUDGET_CONFIGURATION_ERROR, InputBudgetConfigurationError, InputBudgetExceeded } from "../learning/input-budget.ts";
 
 /** Attempts of one run before it fails for good (the bounded retry policy). */
 const MAX_RUN_ATTEMPTS = 5;
@@ -32,8 +33,14 @@ export function settleFailure(
             : // A user of the run is being erased: a later attempt finds nothing of them.
               error instanceof ErasureInProgressError
               ? "erasure_in_progress"
-              : "internal_error";
+              : error instanceof InputBudgetExceeded
+                ? heldWindows.INPUT_BUDGET_EXCEEDED
+                : error instanceof InputBudgetConfigurationError
+                  ? INPUT_BUDGET_CONFIGURATION_ERROR
+                  : "internal_error";
   const unexpected = code === "internal_error" ? (error instanceof Error ? (error.stack ?? error.message) : String(error)) : undefined;
-  const final = options.final || error instanceof LlmStallError || error instanceof NoLlmProvider || attempts >= MAX_RUN_ATTEMPTS;
+  // A window over its budget stays over it: the run ends with the code (learning holds such a window instead).
+  const final =
+    options.final || error instanceof LlmStallError || error instanceof NoLlmProvider || error instanceof InputBudgetExceeded || attempts >= MAX_RUN_ATTEMPTS;
   return { code, retryAt: final ? null : now + RETRY_BASE_SECONDS * 2 ** (attempts - 1), unexpected };
 }

@@ -36,7 +36,7 @@ export async function generateWindow<C>(
   { userId, window, generation }: GenerationWindow,
   alsoCommit: (tx: Sql, created: number) => Promise<void>,
 ): Promise<number> {
-  const planned = await planWindow(deps, scope, spec, config, userId, window, generation).catch(async (error: unknown) => {
+  const planned = await planWindow(deps, scope, spec, config, userId, window, { generation }).catch(async (error: unknown) => {
     // A refused key or exhausted billing stalls learning too, as a learning step's would.
     if (error instanceof LlmStallError) await learning.recordStall(deps.db, scope, { reason: error.kind, errorMessage: error.message }, deps.now());
     throw error;

@@ -10,6 +10,9 @@ export interface RequestLearningStatus {
 const WAITING_FOR_WINDOW =
   "waiting for a window: extraction runs when stride_size new interactions have arrived, on force_extraction or the session's completion hint (session_finished, finalize_session), or when the session has been quiet past the inactivity deadline";
 
+const WAITING_BEHIND_HELD_WINDOW =
+  "waiting behind an earlier window held because it does not fit the input budget (input_budget_exceeded): see POST /api/learning/held_windows";
+
 /**
  * Where learning from a request stands: done once every extractor's cursor covers its last
  * interaction; processing while a step holds the user's lease; failed when a cursor it waits on
@@ -22,6 +25,9 @@ export async function learningStatusOf(deps: CoreDeps, scope: Scope, requestId: 
   const waitingOn = (await learning.readCursors(deps.db, scope, request.user_id)).filter((cursor) => cursor.covered_seq < request.last_seq);
   if (waitingOn.length === 0) return { status: "done", reason: null };
   if (await learning.isUserLeased(deps.db, scope, request.user_id, deps.now())) return { status: "processing", reason: null };
+  // A request after a held window is not failed: it waits for the operator's recovery of the window before it.
+  const heldBefore = waitingOn.find((cursor) => cursor.held_through_seq !== null && request.first_seq > cursor.held_through_seq);
+  if (heldBefore) return { status: "pending", reason: WAITING_BEHIND_HELD_WINDOW };
   const final = waitingOn.find((cursor) => cursor.failure_final);
   if (final) return { status: "failed", reason: final.failure };
   const retrying = waitingOn.find((cursor) => cursor.failure !== null);

@@ -1,9 +1,10 @@
 import { type Llm, LlmStallError } from "@als/ai";
-import { type CursorRecord, ErasureInProgressError, interactions, learning, requests, type Scope, type StallRecord } from "@als/db";
+import { type CursorRecord, ErasureInProgressError, heldWindows, interactions, learning, requests, type Scope, type StallRecord } from "@als/db";
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { embedPendingInteractions } from "../interactions/embed-interactions.ts";
 import type { ExtractorSpec } from "./extractor.ts";
+import { INPUT_BUDGET_CONFIGURATION_ERROR, InputBudgetConfigurationError, InputBudgetExceeded } from "./input-budget.ts";
 import { planWindow } from "./plan-window.ts";
 import { playbookExtractor } from "./playbook-extractor.ts";
 import { profileExtractor } from "./profile-extractor.ts";
@@ -71,6 +72,8 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
   const now = deps.now();
   const pending = await learning.pendingSummary(deps.db, scope, userId, cursor.covered_seq);
   if (pending.count === 0 || pending.max_seq === null) return { next: "idle" };
+  // A held window waits for an operator (see heldWindows.recoverHeldWindow), and the windows after it wait behind it.
+  if (cursor.held_through_seq !== null) return { next: "idle" };
   if (cursor.retry_at !== null && cursor.retry_at > now) return { next: "sleep", until: cursor.retry_at };
   const quietSince = pending.last_published_at ?? now;
   const inactivity = deps.learning?.sessionInactivitySeconds ?? DEFAULT_SESSION_INACTIVITY_SECONDS;
@@ -96,8 +99,21 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
   const spec = EXTRACTOR_SPECS[cursor.extractor];
   let planned: Awaited<ReturnType<typeof planWindow>>;
   try {
-    planned = await planWindow({ ...deps, llm: deps.llm as Llm }, scope, spec, config, userId, window);
+    planned = await planWindow({ ...deps, llm: deps.llm as Llm }, scope, spec, config, userId, window, {
+      ...(cursor.budget_override_tokens !== null && { budgetTokens: cursor.budget_override_tokens }),
+    });
   } catch (error) {
+    if (error instanceof InputBudgetExceeded) {
+      const held = { userId, extractor: cursor.extractor, throughSeq: end, inputTokens: error.inputTokens, budgetTokens: error.budgetTokens };
+      await heldWindows.holdWindow(deps.db, scope, held, now);
+      return { next: "idle" };
+    }
+    if (error instanceof InputBudgetConfigurationError) {
+      // Failed, and retried with capped backoff: fixing the configuration heals it without anyone's help.
+      const retryAt = now + Math.min(RETRY_CAP_SECONDS, RETRY_BASE_SECONDS * 2 ** cursor.attempts);
+      await fail(INPUT_BUDGET_CONFIGURATION_ERROR, true, retryAt);
+      return { next: "sleep", until: retryAt };
+    }
     if (error instanceof LlmStallError) {
       await learning.recordStall(deps.db, scope, { reason: error.kind, errorMessage: error.message }, now);
       await fail(`learning is stalled: ${error.message}`, true);

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { CURRENT_GENERATION, type ExtractorSpec, type Generation, type KnownLearning, type LearningPlan } from "./extractor.ts";
-import { formatTranscript } from "./transcript.ts";
+import { fitWindow, inputBudgetOf } from "./input-budget.ts";
 
 const Deduplication = z.object({
   decisions: z.array(z.object({ candidate: z.number().int(), duplicate_of: z.string().nullable(), merged_content: z.string().nullable() })),
@@ -19,7 +19,8 @@ export interface PlannedWindow<C> {
 const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
 
 /**
- * Everything a window needs from the LLM and the embedder, done before any transaction: extraction,
+ * Everything a window needs from the LLM and the embedder, done before any transaction: extraction
+ * (its prompt fitted into the input budget, see fitWindow; `budgetTokens` overrides the project's),
  * then deduplication against what the user already has (in `generation`: the CURRENT learnings
  * unless a rerun builds a PENDING generation). A candidate whose text the user already has is
  * dropped outright; candidates with close matches (hybrid search, vector similarity at or
@@ -33,11 +34,14 @@ export async function planWindow<C>(
   config: ProjectConfig,
   userId: string,
   window: readonly InteractionRecord[],
-  generation: Generation = CURRENT_GENERATION,
+  options: { generation?: Generation; budgetTokens?: number } = {},
 ): Promise<PlannedWindow<C>> {
+  const generation = options.generation ?? CURRENT_GENERATION;
   const usage: PlannedWindow<C>["usage"] = [];
   const known = await spec.known(deps, scope, userId, generation);
-  const prompt = renderPrompt(spec.prompt, { ...spec.promptVariables(config), existing: listed(known), transcript: formatTranscript(window) });
+  const variables = { ...spec.promptVariables(config), existing: listed(known) };
+  const budget = inputBudgetOf(deps.llm, options.budgetTokens ?? config.learning_input_budget_tokens);
+  const { prompt } = fitWindow(deps.llm.inputTokens, budget, (transcript) => renderPrompt(spec.prompt, { ...variables, transcript }), window);
   const extracted = await deps.llm.generateObject({ system: prompt.system, user: prompt.user, schema: spec.schema, schemaName: spec.schemaName });
   usage.push({ ...extracted.usage, stage: spec.stage });
 

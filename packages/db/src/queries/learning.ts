@@ -12,6 +12,10 @@ export interface CursorRecord {
   failure_final: boolean;
   attempts: number;
   retry_at: number | null;
+  /** The last position of a window held for an operator (see held-windows.ts); null when none is. */
+  held_through_seq: number | null;
+  /** A retry's larger budget for the next window. */
+  budget_override_tokens: number | null;
 }
 
 /** Creates the user's cursors at the start of the stream, if they do not exist yet. */
@@ -25,7 +29,7 @@ export async function ensureCursors(sql: Sql, scope: Scope, userId: string): Pro
 
 export async function readCursors(sql: Sql, scope: Scope, userId: string): Promise<CursorRecord[]> {
   return sql.query<CursorRecord>(
-    `SELECT extractor, covered_seq, failure, failure_final, attempts, retry_at FROM learning_cursors
+    `SELECT extractor, covered_seq, failure, failure_final, attempts, retry_at, held_through_seq, budget_override_tokens FROM learning_cursors
      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 ORDER BY extractor DESC`,
     [scope.orgId, scope.projectId, userId],
   );
@@ -79,7 +83,8 @@ export async function advanceCursor(
   move: { userId: string; extractor: Extractor; fromSeq: number; toSeq: number; leaseToken: string },
 ): Promise<boolean> {
   const rows = await sql.query(
-    `UPDATE learning_cursors c SET covered_seq = $6, failure = NULL, failure_final = false, attempts = 0, retry_at = NULL
+    `UPDATE learning_cursors c SET covered_seq = $6, failure = NULL, failure_final = false, attempts = 0, retry_at = NULL,
+       held_through_seq = NULL, held_input_tokens = NULL, held_budget_tokens = NULL, held_at = NULL, budget_override_tokens = NULL
      FROM learning_users u
      WHERE c.org_id = $1 AND c.project_id = $2 AND c.user_id = $3 AND c.extractor = $4 AND c.covered_seq = $5
        AND u.org_id = c.org_id AND u.project_id = c.project_id AND u.user_id = c.user_id AND u.lease_token = $7

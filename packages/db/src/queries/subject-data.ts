@@ -37,6 +37,7 @@ export const SUBJECT_TABLES = [
   { table: "search_evidence", key: "evidence_id", keyType: "text" },
   { table: "learning_cursors", key: "extractor", keyType: "text" },
   { table: "llm_usage", key: "id", keyType: "bigint" },
+  { table: "learning_recoveries", key: "recovery_id", keyType: "bigint" },
 ] as const satisfies readonly SubjectTable[];
 
 export type SubjectSection = (typeof SUBJECT_TABLES)[number]["table"];

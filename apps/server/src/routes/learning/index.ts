@@ -1,4 +1,6 @@
+import listHeldWindows from "./list-held-windows.ts";
 import markStallNotified from "./mark-stall-notified.ts";
+import recoverHeldWindow from "./recover-held-window.ts";
 import stallState from "./stall-state.ts";
 
-export const learningRoutes = { markStallNotified, stallState };
+export const learningRoutes = { markStallNotified, stallState, listHeldWindows, recoverHeldWindow };
