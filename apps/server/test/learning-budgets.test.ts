@@ -207,6 +207,29 @@ describe("a budget the configuration cannot meet", () => {
   });
 });
 
+describe("what learning costs", () => {
+  test("tokens and calls per day, stage and model, summed from every call learning made", async () => {
+    const report = await svc.call("POST", "/api/learning/costs", {});
+    expect(report.status).toBe(200);
+    const extraction = report.body.costs.find((row: any) => row.stage === "profile_extraction");
+    const [stored] = await svc.db.query<{ calls: number; input: number }>(
+      "SELECT count(*)::int AS calls, sum(input_tokens)::int AS input FROM llm_usage WHERE stage = 'profile_extraction' AND org_id = $1",
+      [LOCAL_SCOPE.orgId],
+    );
+    expect(extraction).toMatchObject({ model: "scripted-model", calls: stored!.calls, input_tokens: stored!.input, cost_usd: null });
+    expect(extraction.day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(report.body.total_cost_usd).toBe(0);
+  });
+
+  test("an inverted or year-long range answers 422 naming start_time", async () => {
+    const inverted = await svc.call("POST", "/api/learning/costs", { start_time: 2_000, end_time: 1_000 });
+    expect(inverted.status).toBe(422);
+    expect(JSON.stringify(inverted.body.detail)).toContain("start_time");
+    const tooLong = await svc.call("POST", "/api/learning/costs", { start_time: 0, end_time: 400 * 86_400 });
+    expect(tooLong.status).toBe(422);
+  });
+});
+
 describe("held windows and credentials", () => {
   test("a blank user_id or an unknown extractor answers 422 naming the field", async () => {
     const blank = await svc.call("POST", "/api/learning/recover_held_window", { user_id: "", extractor: "profile", action: "skip" });

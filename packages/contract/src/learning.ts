@@ -48,3 +48,33 @@ export const RecoverHeldWindowRequest = z
   });
 
 export const RecoverHeldWindowResponse = z.object({ success: z.boolean(), action: z.enum(["skip", "retry"]), recovered: HeldWindow });
+
+/** How far back a cost report reaches at most: a year of days, per stage and model. */
+export const MAX_COST_RANGE_SECONDS = 366 * 86_400;
+
+export const LlmCostsRequest = z
+  .object({
+    start_time: UnixSeconds.optional().describe("Inclusive; unset: 30 days before end_time"),
+    end_time: UnixSeconds.optional().describe("Exclusive; unset: now"),
+  })
+  .strict();
+
+export const LlmCostsResponse = z.object({
+  success: z.boolean(),
+  start_time: UnixSeconds,
+  end_time: UnixSeconds,
+  costs: z
+    .array(
+      z.object({
+        day: z.string().describe("UTC day, YYYY-MM-DD"),
+        stage: z.string().describe("profile_extraction, playbook_extraction, their _deduplication, aggregation, review, reformulation"),
+        model: z.string(),
+        calls: z.number().int(),
+        input_tokens: z.number().int(),
+        output_tokens: z.number().int(),
+        cost_usd: z.number().nullable().describe("null when the model's price is unknown"),
+      }),
+    )
+    .describe("Newest day first"),
+  total_cost_usd: z.number().describe("Sum of the known costs"),
+});

@@ -37,6 +37,7 @@ export * from "./learning/input-budget.ts";
 export * from "./learning/learning-status.ts";
 export * from "./learning/learning-step.ts";
 export * from "./learning/learnings-of-request.ts";
+export { llmCosts } from "./learning/llm-costs.ts";
 export * from "./learning/stall-state.ts";
 export { listSessionOutcomes } from "./outcomes/list-session-outcomes.ts";
 export { recordSessionOutcome } from "./outcomes/record-session-outcome.ts";

@@ -3,6 +3,8 @@ import { defineResource } from "../endpoint.ts";
 import {
   ListHeldWindowsRequest,
   ListHeldWindowsResponse,
+  LlmCostsRequest,
+  LlmCostsResponse,
   MarkNotifiedResponse,
   RecoverHeldWindowRequest,
   RecoverHeldWindowResponse,
@@ -38,6 +40,14 @@ export const learningEndpoints = defineResource("learning", {
     summary: "Recover a held window: skip it, or retry it with a larger budget; recorded (404 when the user's extractor holds none)",
     input: RecoverHeldWindowRequest,
     output: RecoverHeldWindowResponse,
+    credentials: ["api_key", "login_session"],
+  },
+  costs: {
+    method: "POST",
+    path: "/api/learning/costs",
+    summary: "Tokens and cost of the project's LLM calls per UTC day, stage and model (at most a year; 422 for an inverted or longer range)",
+    input: LlmCostsRequest,
+    output: LlmCostsResponse,
     credentials: ["api_key", "login_session"],
   },
 });

@@ -246,3 +246,26 @@ export async function forgetUserStream(sql: Sql, scope: Scope, userId: string): 
   await sql.query("DELETE FROM learning_cursors WHERE org_id = $1 AND project_id = $2 AND user_id = $3", [scope.orgId, scope.projectId, userId]);
   await sql.query("DELETE FROM learning_users WHERE org_id = $1 AND project_id = $2 AND user_id = $3", [scope.orgId, scope.projectId, userId]);
 }
+
+/** What the LLM cost the project on one UTC day, for one stage and model. */
+export interface LlmCostRow {
+  day: string;
+  stage: string;
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** null when no call of the row had a known price. */
+  cost_usd: number | null;
+}
+
+/** The project's LLM calls in [from, to) (Unix seconds), summed per UTC day, stage and model; newest day first. */
+export async function llmCostsByDay(sql: Sql, scope: Scope, range: { from: number; to: number }): Promise<LlmCostRow[]> {
+  return sql.query<LlmCostRow>(
+    `SELECT to_char(to_timestamp(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, stage, model, count(*)::int AS calls,
+            sum(input_tokens)::int AS input_tokens, sum(output_tokens)::int AS output_tokens, sum(cost_usd) AS cost_usd
+       FROM llm_usage WHERE org_id = $1 AND project_id = $2 AND created_at >= $3 AND created_at < $4
+      GROUP BY 1, 2, 3 ORDER BY 1 DESC, 2, 3`,
+    [scope.orgId, scope.projectId, range.from, range.to],
+  );
+}
