@@ -11,7 +11,16 @@ export type { ProjectConfig };
  * they must not change it.
  */
 export function getProjectConfig(deps: CoreDeps, scope: Scope): Promise<ProjectConfig> {
-  return configCacheOf(deps.db).read(scope, deps.now(), async () => parseStoredConfig(await projectConfig.readProjectConfig(deps.db, scope)));
+  return configCacheOf(deps.db).read(scope, deps.now(), () => readProjectConfigNow(deps, scope));
+}
+
+/**
+ * The project's configuration as stored now, past any cache: for a learning window, which waits on
+ * the LLM for seconds anyway and must see a changed budget or window size at once, whichever process
+ * changed it.
+ */
+export async function readProjectConfigNow(deps: CoreDeps, scope: Scope): Promise<ProjectConfig> {
+  return parseStoredConfig(await projectConfig.readProjectConfig(deps.db, scope));
 }
 
 /** A stored configuration with the defaults of fields added since it was written. */

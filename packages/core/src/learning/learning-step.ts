@@ -1,6 +1,6 @@
 import { type Llm, LlmStallError } from "@als/ai";
 import { type CursorRecord, ErasureInProgressError, heldWindows, interactions, learning, requests, type Scope, type StallRecord } from "@als/db";
-import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
+import { type ProjectConfig, readProjectConfigNow } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { embedPendingInteractions } from "../interactions/embed-interactions.ts";
 import type { ExtractorSpec } from "./extractor.ts";
@@ -42,7 +42,7 @@ export async function runLearningStep(deps: CoreDeps, scope: Scope, userId: stri
   if (!(await learning.acquireUserLease(deps.db, scope, userId, leaseToken, deps.now(), LEARNING_LEASE_SECONDS))) return { next: "busy" };
   try {
     await embedPendingInteractions(deps, scope, userId);
-    const config = await getProjectConfig(deps, scope);
+    const config = await readProjectConfigNow(deps, scope);
     const stall = await learning.readStall(deps.db, scope);
     const outcomes: LearningStepOutcome[] = [];
     for (const cursor of await learning.readCursors(deps.db, scope, userId)) {
