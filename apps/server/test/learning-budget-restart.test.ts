@@ -31,7 +31,9 @@ async function deploymentOf(): Promise<{ url: string; start(): Promise<void>; ki
   if (testMode === "embedded") {
     return {
       url: `http://127.0.0.1:${port}`,
-      start: async () => void (processes = [spawnServer(port, { DATA_DIR: dataDir, ...LLM_ENV })]),
+      async start() {
+        processes = [spawnServer(port, { DATA_DIR: dataDir, ...LLM_ENV })];
+      },
       kill: async () => void (await Promise.all(processes.map((p) => stopProcess(p, "SIGKILL")))),
       close: async () => void (await Promise.all(processes.map((p) => stopProcess(p, "SIGTERM")))),
     };
@@ -45,7 +47,9 @@ async function deploymentOf(): Promise<{ url: string; start(): Promise<void>; ki
   };
   return {
     url: `http://127.0.0.1:${port}`,
-    start: async () => void (processes = [spawnServer(port, env), spawnWorker(env)]),
+    async start() {
+      processes = [spawnServer(port, env), spawnWorker(env)];
+    },
     kill: async () => void (await Promise.all(processes.map((p) => stopProcess(p, "SIGKILL")))),
     async close() {
       await Promise.all(processes.map((p) => stopProcess(p, "SIGTERM")));
@@ -72,7 +76,8 @@ test(`a held window and a configuration error survive a kill of every process ($
     let last: unknown;
     try {
       return await until(async () => {
-        const current = (last = await statusOf(requestId));
+        const current = await statusOf(requestId);
+        last = current;
         return current.status === status && (reason === undefined || current.reason === reason) ? current : undefined;
       }, 90_000);
     } catch (error) {
