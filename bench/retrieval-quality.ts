@@ -1,0 +1,175 @@
+/**
+ * Retrieval quality of POST /api/search on the labelled set of bench/lib/labelled-retrieval-set.ts:
+ * recall@5 (the target learning among the first five of its kind) and MRR@10, per search mode and
+ * kind, with the default similarity floor and without one (threshold 0). The real service
+ * (settings, composition root, the local model) answers through app.handle, over PGlite (embedded)
+ * and PostgreSQL (full). Profiles and user playbooks are searched per user, agent playbooks
+ * project-wide, one kind per request, so each kind's ranking is measured on its own.
+ *
+ *   bun bench/retrieval-quality.ts [--modes embedded,full] [--postgres-url <server>]
+ *
+ * Every mode starts from an empty database, dropped at the end. Progress goes to stderr, the report to stdout.
+ */
+import { parseArgs } from "node:util";
+import { defaultThreshold, loadSettings } from "@als/core";
+import { buildApp } from "../apps/server/src/app.ts";
+import { composeService } from "../apps/server/src/compose.ts";
+import { createLogger } from "../apps/server/src/logger.ts";
+import { freshServiceStorage } from "./lib/fresh-storage.ts";
+import { AGENT_PLAYBOOKS, LABELLED_SET_VERSION, PROFILES, USER_PLAYBOOKS } from "./lib/labelled-retrieval-set.ts";
+import { hostFacts } from "./lib/machine.ts";
+import { postgresUrlOption, storageModesOption } from "./lib/options.ts";
+import type { StorageMode } from "./lib/seed.ts";
+import { markdownTable } from "./lib/stats.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
+const UNTHROTTLED = { perSecond: 1_000_000, burst: 1_000_000 };
+
+type Kind = "profiles" | "user_playbooks" | "agent_playbooks";
+const KINDS: readonly Kind[] = ["profiles", "user_playbooks", "agent_playbooks"];
+
+/** A query and the learning it must find: by its text (every learning of the set is unique). */
+interface LabelledQuery {
+  kind: Kind;
+  userId: string | undefined;
+  query: string;
+  target: string;
+}
+
+interface Variant {
+  name: string;
+  searchMode: "vector" | "fts" | "hybrid";
+  /** undefined: the service's default floor. */
+  threshold: number | undefined;
+}
+
+const VARIANTS: readonly Variant[] = [
+  { name: "hybrid (default floor)", searchMode: "hybrid", threshold: undefined },
+  { name: "vector (default floor)", searchMode: "vector", threshold: undefined },
+  { name: "fts", searchMode: "fts", threshold: undefined },
+  { name: "hybrid, floor 0", searchMode: "hybrid", threshold: 0 },
+  { name: "vector, floor 0", searchMode: "vector", threshold: 0 },
+];
+
+function options() {
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: { modes: { type: "string", default: "embedded,full" }, "postgres-url": { type: "string" } },
+    strict: true,
+  });
+  const modes = storageModesOption(values.modes);
+  return { modes, postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT) };
+}
+
+const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+function labelledQueries(): LabelledQuery[] {
+  const queries: LabelledQuery[] = [];
+  for (const [userId, profiles] of Object.entries(PROFILES)) {
+    for (const [text, ...asked] of profiles) for (const query of asked) queries.push({ kind: "profiles", userId, query, target: text });
+  }
+  for (const [userId, playbooks] of Object.entries(USER_PLAYBOOKS)) {
+    for (const [, content, ...asked] of playbooks) for (const query of asked) queries.push({ kind: "user_playbooks", userId, query, target: content });
+  }
+  for (const [, content, ...asked] of AGENT_PLAYBOOKS)
+    for (const query of asked) queries.push({ kind: "agent_playbooks", userId: undefined, query, target: content });
+  return queries;
+}
+
+interface Score {
+  recallAt5: number;
+  mrr: number;
+  queries: number;
+}
+
+async function runMode(mode: StorageMode, postgresUrl: string | undefined): Promise<Map<string, Score>> {
+  const storage = await freshServiceStorage("retrieval_quality", mode, postgresUrl);
+  const settings = loadSettings({ ...storage.env, EMBEDDING_MODEL_DIR: MODEL_DIR, LOG_LEVEL: "error" });
+  const log = createLogger("error");
+  const service = await composeService(settings, log);
+  const rateLimits = { search: UNTHROTTLED, publish: UNTHROTTLED, write: UNTHROTTLED, read: UNTHROTTLED, sign_in: UNTHROTTLED };
+  const app = buildApp({ deps: service.deps, log, mode: service.mode, authMode: "local", rateLimits });
+  const post = async (path: string, body: unknown) => {
+    const response = await app.handle(
+      new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    );
+    const answer = (await response.json()) as any;
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  try {
+    progress(`${mode}: seeding the labelled set ${LABELLED_SET_VERSION}...`);
+    for (const [userId, profiles] of Object.entries(PROFILES)) {
+      await post("/api/add_user_profile", { user_profiles: profiles.map(([content]) => ({ user_id: userId, content })) });
+    }
+    for (const [userId, playbooks] of Object.entries(USER_PLAYBOOKS)) {
+      await post("/api/add_user_playbook", { user_playbooks: playbooks.map(([trigger, content]) => ({ user_id: userId, trigger, content })) });
+    }
+    await post("/api/add_agent_playbook", {
+      agent_playbooks: AGENT_PLAYBOOKS.map(([trigger, content]) => ({ trigger, content, playbook_status: "APPROVED" })),
+    });
+    // PGlite runs no autovacuum: the full-text arm's statistics come from ANALYZE.
+    await service.deps.db.exec("ANALYZE profiles, user_playbooks, agent_playbooks");
+
+    const scores = new Map<string, Score>();
+    const queries = labelledQueries();
+    for (const variant of VARIANTS) {
+      progress(`${mode}: ${variant.name}, ${queries.length} queries...`);
+      const sums = new Map<Kind, { hits: number; reciprocal: number; n: number }>(KINDS.map((kind) => [kind, { hits: 0, reciprocal: 0, n: 0 }]));
+      for (const labelled of queries) {
+        const answer = await post("/api/search", {
+          query: labelled.query,
+          entity_types: [labelled.kind],
+          top_k: 10,
+          search_mode: variant.searchMode,
+          ...(labelled.userId !== undefined && { user_id: labelled.userId }),
+          ...(variant.threshold !== undefined && { threshold: variant.threshold }),
+        });
+        const texts: string[] = (answer[labelled.kind] as { content: string }[]).map((row) => row.content);
+        const rank = texts.indexOf(labelled.target) + 1;
+        const sum = sums.get(labelled.kind)!;
+        sum.n++;
+        if (rank >= 1 && rank <= 5) sum.hits++;
+        if (rank >= 1) sum.reciprocal += 1 / rank;
+      }
+      let all = { hits: 0, reciprocal: 0, n: 0 };
+      for (const [kind, sum] of sums) {
+        scores.set(`${variant.name}|${kind}`, { recallAt5: sum.hits / sum.n, mrr: sum.reciprocal / sum.n, queries: sum.n });
+        all = { hits: all.hits + sum.hits, reciprocal: all.reciprocal + sum.reciprocal, n: all.n + sum.n };
+      }
+      scores.set(`${variant.name}|all`, { recallAt5: all.hits / all.n, mrr: all.reciprocal / all.n, queries: all.n });
+    }
+    return scores;
+  } finally {
+    await service.close();
+    await storage.drop();
+  }
+}
+
+async function main() {
+  const opts = options();
+  const results = new Map<StorageMode, Map<string, Score>>();
+  for (const mode of opts.modes) results.set(mode, await runMode(mode, opts.postgresUrl));
+  const queries = labelledQueries();
+  console.log(`## Retrieval quality of /api/search on the labelled set ${LABELLED_SET_VERSION} (${queries.length} queries)\n`);
+  const rows: string[][] = [];
+  for (const [mode, scores] of results) {
+    for (const variant of VARIANTS) {
+      const cells = [...KINDS, "all" as const].flatMap((kind) => {
+        const score = scores.get(`${variant.name}|${kind}`)!;
+        return [score.recallAt5.toFixed(2), score.mrr.toFixed(2)];
+      });
+      rows.push([mode, variant.name, ...cells]);
+    }
+  }
+  const header = ["mode", "variant", ...[...KINDS, "all"].flatMap((kind) => [`${kind} R@5`, `${kind} MRR`])];
+  console.log(markdownTable(header, rows));
+  console.log("");
+  const counts = KINDS.map((kind) => `${kind} ${queries.filter((q) => q.kind === kind).length}`).join(", ");
+  console.log(`- queries: ${counts}; MRR over the first 10; one kind per request (entity_types), top_k 10`);
+  console.log(`- model all-MiniLM-L6-v2 int8; its default floor ${defaultThreshold("all-MiniLM-L6-v2-int8")}`);
+  for (const fact of hostFacts()) console.log(`- ${fact}`);
+}
+
+await main();
