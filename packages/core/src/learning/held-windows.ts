@@ -21,8 +21,12 @@ export async function recoverHeldWindow(
         { loc: ["body", "budget_tokens"], msg: `must be larger than the budget the window was held at (${held.budget_tokens})`, type: "value_error" },
       ]);
     }
-    return heldWindows.recoverHeldWindow(tx, scope, target, recovery, deps.now());
+    // Read under this transaction, so a concurrent recovery of the same window loses the UPDATE and answers 404.
+    if (!(await heldWindows.recoverHeldWindow(tx, scope, held, { ...recovery, actorRef: target.actorRef }, deps.now()))) {
+      throw AppError.notFound(`a held ${target.extractor} window of user '${target.userId}'`);
+    }
+    return held;
   });
   await deps.scheduleLearning?.(scope, target.userId);
-  return recovered!;
+  return recovered;
 }

@@ -53,31 +53,24 @@ export async function listHeldWindows(sql: Sql, scope: Scope, userId: string | n
 export type Recovery = { action: "skip" } | { action: "retry"; budgetTokens: number };
 
 /**
- * Recovers a held window, and records who did it: `skip` moves the cursor past it (its
- * interactions are never learned from), `retry` lets the next attempt run it with a larger budget.
- * Either clears the failure. Undefined when the cursor holds no window.
+ * Recovers `held` (as the caller read it in this transaction), and records who did it: `skip`
+ * moves the cursor past it (its interactions are never learned from), `retry` lets the next attempt
+ * run it with a larger budget. Either clears the failure. False when the cursor no longer holds it.
  */
-export async function recoverHeldWindow(
-  tx: Sql,
-  scope: Scope,
-  target: { userId: string; extractor: Extractor; actorRef: string },
-  recovery: Recovery,
-  now: number,
-): Promise<HeldWindow | undefined> {
-  const [held] = (await listHeldWindows(tx, scope, target.userId)).filter((window) => window.extractor === target.extractor);
-  if (!held) return undefined;
+export async function recoverHeldWindow(tx: Sql, scope: Scope, held: HeldWindow, recovery: Recovery & { actorRef: string }, now: number): Promise<boolean> {
   const skipTo = recovery.action === "skip" ? held.through_seq : null;
   const budget = recovery.action === "retry" ? recovery.budgetTokens : null;
-  await tx.query(
+  const updated = await tx.query(
     `UPDATE learning_cursors SET covered_seq = coalesce($5, covered_seq), failure = NULL, failure_final = false, retry_at = NULL, attempts = 0,
        held_through_seq = NULL, held_input_tokens = NULL, held_budget_tokens = NULL, held_at = NULL, budget_override_tokens = $6
-     WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND extractor = $4 AND held_through_seq = $7`,
-    [scope.orgId, scope.projectId, target.userId, target.extractor, skipTo, budget, held.through_seq],
+     WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND extractor = $4 AND held_through_seq = $7 RETURNING 1`,
+    [scope.orgId, scope.projectId, held.user_id, held.extractor, skipTo, budget, held.through_seq],
   );
+  if (updated.length === 0) return false;
   await tx.query(
     `INSERT INTO learning_recoveries (org_id, project_id, user_id, extractor, action, from_seq, through_seq, budget_tokens, actor_ref, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [scope.orgId, scope.projectId, target.userId, target.extractor, recovery.action, held.from_seq, held.through_seq, budget, target.actorRef, now],
+    [scope.orgId, scope.projectId, held.user_id, held.extractor, recovery.action, held.from_seq, held.through_seq, budget, recovery.actorRef, now],
   );
-  return held;
+  return true;
 }
