@@ -16,7 +16,15 @@ import { buildApp } from "../apps/server/src/app.ts";
 import { composeService } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
-import { AGENT_PLAYBOOKS, LABELLED_SET_VERSION, PROFILES, USER_PLAYBOOKS } from "./lib/labelled-retrieval-set.ts";
+import {
+  AGENT_PLAYBOOKS,
+  KEYWORD_AGENT_PLAYBOOKS,
+  KEYWORD_PROFILES,
+  KEYWORD_USER_PLAYBOOKS,
+  LABELLED_SET_VERSION,
+  PROFILES,
+  USER_PLAYBOOKS,
+} from "./lib/labelled-retrieval-set.ts";
 import { hostFacts } from "./lib/machine.ts";
 import { postgresUrlOption, storageModesOption } from "./lib/options.ts";
 import type { StorageMode } from "./lib/seed.ts";
@@ -29,9 +37,15 @@ const UNTHROTTLED = { perSecond: 1_000_000, burst: 1_000_000 };
 type Kind = "profiles" | "user_playbooks" | "agent_playbooks";
 const KINDS: readonly Kind[] = ["profiles", "user_playbooks", "agent_playbooks"];
 
+type Style = "paraphrase" | "keyword";
+const STYLES: readonly Style[] = ["paraphrase", "keyword"];
+/** The table's column groups: each kind (both styles), each style (all kinds), everything. */
+const GROUPS = [...KINDS, ...STYLES, "all"] as const;
+
 /** A query and the learning it must find: by its text (every learning of the set is unique). */
 interface LabelledQuery {
   kind: Kind;
+  style: Style;
   userId: string | undefined;
   query: string;
   target: string;
@@ -64,16 +78,29 @@ function options() {
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
+/** The learnings of both slices, seeded together so that each is the other's distractor. */
+const SEEDED = {
+  profiles: [...Object.entries(PROFILES), ...Object.entries(KEYWORD_PROFILES)],
+  userPlaybooks: [...Object.entries(USER_PLAYBOOKS), ...Object.entries(KEYWORD_USER_PLAYBOOKS)],
+  agentPlaybooks: [...AGENT_PLAYBOOKS, ...KEYWORD_AGENT_PLAYBOOKS],
+};
+
 function labelledQueries(): LabelledQuery[] {
   const queries: LabelledQuery[] = [];
-  for (const [userId, profiles] of Object.entries(PROFILES)) {
-    for (const [text, ...asked] of profiles) for (const query of asked) queries.push({ kind: "profiles", userId, query, target: text });
+  const slices = [
+    { style: "paraphrase" as const, profiles: PROFILES, userPlaybooks: USER_PLAYBOOKS, agentPlaybooks: AGENT_PLAYBOOKS },
+    { style: "keyword" as const, profiles: KEYWORD_PROFILES, userPlaybooks: KEYWORD_USER_PLAYBOOKS, agentPlaybooks: KEYWORD_AGENT_PLAYBOOKS },
+  ];
+  for (const { style, ...slice } of slices) {
+    for (const [userId, profiles] of Object.entries(slice.profiles)) {
+      for (const [text, ...asked] of profiles) for (const query of asked) queries.push({ kind: "profiles", style, userId, query, target: text });
+    }
+    for (const [userId, playbooks] of Object.entries(slice.userPlaybooks)) {
+      for (const [, content, ...asked] of playbooks) for (const query of asked) queries.push({ kind: "user_playbooks", style, userId, query, target: content });
+    }
+    for (const [, content, ...asked] of slice.agentPlaybooks)
+      for (const query of asked) queries.push({ kind: "agent_playbooks", style, userId: undefined, query, target: content });
   }
-  for (const [userId, playbooks] of Object.entries(USER_PLAYBOOKS)) {
-    for (const [, content, ...asked] of playbooks) for (const query of asked) queries.push({ kind: "user_playbooks", userId, query, target: content });
-  }
-  for (const [, content, ...asked] of AGENT_PLAYBOOKS)
-    for (const query of asked) queries.push({ kind: "agent_playbooks", userId: undefined, query, target: content });
   return queries;
 }
 
@@ -100,14 +127,14 @@ async function runMode(mode: StorageMode, postgresUrl: string | undefined): Prom
   };
   try {
     progress(`${mode}: seeding the labelled set ${LABELLED_SET_VERSION}...`);
-    for (const [userId, profiles] of Object.entries(PROFILES)) {
+    for (const [userId, profiles] of SEEDED.profiles) {
       await post("/api/add_user_profile", { user_profiles: profiles.map(([content]) => ({ user_id: userId, content })) });
     }
-    for (const [userId, playbooks] of Object.entries(USER_PLAYBOOKS)) {
+    for (const [userId, playbooks] of SEEDED.userPlaybooks) {
       await post("/api/add_user_playbook", { user_playbooks: playbooks.map(([trigger, content]) => ({ user_id: userId, trigger, content })) });
     }
     await post("/api/add_agent_playbook", {
-      agent_playbooks: AGENT_PLAYBOOKS.map(([trigger, content]) => ({ trigger, content, playbook_status: "APPROVED" })),
+      agent_playbooks: SEEDED.agentPlaybooks.map(([trigger, content]) => ({ trigger, content, playbook_status: "APPROVED" })),
     });
     // PGlite runs no autovacuum: the full-text arm's statistics come from ANALYZE.
     await service.deps.db.exec("ANALYZE profiles, user_playbooks, agent_playbooks");
@@ -116,7 +143,7 @@ async function runMode(mode: StorageMode, postgresUrl: string | undefined): Prom
     const queries = labelledQueries();
     for (const variant of VARIANTS) {
       progress(`${mode}: ${variant.name}, ${queries.length} queries...`);
-      const sums = new Map<Kind, { hits: number; reciprocal: number; n: number }>(KINDS.map((kind) => [kind, { hits: 0, reciprocal: 0, n: 0 }]));
+      const sums = new Map<string, { hits: number; reciprocal: number; n: number }>();
       for (const labelled of queries) {
         const answer = await post("/api/search", {
           query: labelled.query,
@@ -128,17 +155,16 @@ async function runMode(mode: StorageMode, postgresUrl: string | undefined): Prom
         });
         const texts: string[] = (answer[labelled.kind] as { content: string }[]).map((row) => row.content);
         const rank = texts.indexOf(labelled.target) + 1;
-        const sum = sums.get(labelled.kind)!;
-        sum.n++;
-        if (rank >= 1 && rank <= 5) sum.hits++;
-        if (rank >= 1) sum.reciprocal += 1 / rank;
+        // Each query counts in its kind, its style and the whole.
+        for (const group of [labelled.kind, labelled.style, "all"]) {
+          const sum = sums.get(group) ?? { hits: 0, reciprocal: 0, n: 0 };
+          sum.n++;
+          if (rank >= 1 && rank <= 5) sum.hits++;
+          if (rank >= 1) sum.reciprocal += 1 / rank;
+          sums.set(group, sum);
+        }
       }
-      let all = { hits: 0, reciprocal: 0, n: 0 };
-      for (const [kind, sum] of sums) {
-        scores.set(`${variant.name}|${kind}`, { recallAt5: sum.hits / sum.n, mrr: sum.reciprocal / sum.n, queries: sum.n });
-        all = { hits: all.hits + sum.hits, reciprocal: all.reciprocal + sum.reciprocal, n: all.n + sum.n };
-      }
-      scores.set(`${variant.name}|all`, { recallAt5: all.hits / all.n, mrr: all.reciprocal / all.n, queries: all.n });
+      for (const [group, sum] of sums) scores.set(`${variant.name}|${group}`, { recallAt5: sum.hits / sum.n, mrr: sum.reciprocal / sum.n, queries: sum.n });
     }
     return scores;
   } finally {
@@ -156,17 +182,20 @@ async function main() {
   const rows: string[][] = [];
   for (const [mode, scores] of results) {
     for (const variant of VARIANTS) {
-      const cells = [...KINDS, "all" as const].flatMap((kind) => {
-        const score = scores.get(`${variant.name}|${kind}`)!;
+      const cells = GROUPS.flatMap((group) => {
+        const score = scores.get(`${variant.name}|${group}`)!;
         return [score.recallAt5.toFixed(2), score.mrr.toFixed(2)];
       });
       rows.push([mode, variant.name, ...cells]);
     }
   }
-  const header = ["mode", "variant", ...[...KINDS, "all"].flatMap((kind) => [`${kind} R@5`, `${kind} MRR`])];
+  const header = ["mode", "variant", ...GROUPS.flatMap((group) => [`${group} R@5`, `${group} MRR`])];
   console.log(markdownTable(header, rows));
   console.log("");
-  const counts = KINDS.map((kind) => `${kind} ${queries.filter((q) => q.kind === kind).length}`).join(", ");
+  const counts = [
+    ...KINDS.map((kind) => `${kind} ${queries.filter((q) => q.kind === kind).length}`),
+    ...STYLES.map((style) => `${style} ${queries.filter((q) => q.style === style).length}`),
+  ].join(", ");
   console.log(`- queries: ${counts}; MRR over the first 10; one kind per request (entity_types), top_k 10`);
   console.log(`- model all-MiniLM-L6-v2 int8; its default floor ${defaultThreshold("all-MiniLM-L6-v2-int8")}`);
   for (const fact of hostFacts()) console.log(`- ${fact}`);

@@ -17,7 +17,7 @@ export async function captureSearchQuery(deps: CoreDeps, body: Record<string, un
 }
 
 /**
- * The ranked-search statement (rankedSearchSql's fusion, `sum(1.0 / (<k> + rank))`) that `search`
+ * The ranked-search statement (rankedSearchSql's fusion, the one that groups its `arms`) that `search`
  * runs when given deps whose database records it: any core search over any table.
  */
 export async function captureRankedQuery(deps: CoreDeps, search: (recording: CoreDeps) => Promise<unknown>): Promise<CapturedQuery> {
@@ -25,7 +25,7 @@ export async function captureRankedQuery(deps: CoreDeps, search: (recording: Cor
   const recording: Database = {
     ...deps.db,
     query: (text, params) => {
-      if (text.includes("sum(1.0 / (")) captured = { text, params: params ?? [] };
+      if (text.includes(") arms GROUP BY id")) captured = { text, params: params ?? [] };
       return deps.db.query(text, params);
     },
   };

@@ -5,8 +5,13 @@
  * share words or topic with the target but answer another question. Profiles and user playbooks
  * belong to users and are searched per user, as /api/search scopes them; agent playbooks are
  * searched project-wide. Version it when it changes: results of different versions do not compare.
+ *
+ * v2 adds the keyword slice (KEYWORD_*): learnings that carry an identifier, a product or a proper
+ * name, asked for by that term, each beside a sibling of the same shape (E-4012 beside E-4015,
+ * Aurora X2 beside Aurora X3), because agents often search for exactly such a term and a sentence
+ * model sees little difference between two codes.
  */
-export const LABELLED_SET_VERSION = "v1";
+export const LABELLED_SET_VERSION = "v2";
 
 /** One learning: its text, then the queries it is the answer to. */
 type Labelled = readonly [text: string, ...queries: string[]];
@@ -232,4 +237,52 @@ export const AGENT_PLAYBOOKS: readonly LabelledPlaybook[] = [
   ["The user says the website is slow", "Check the status page and ask for their region and browser", "site takes forever to load", "performance problem"],
   ["The user asks about gift cards", "Explain that gift cards never expire and cannot be refunded", "buy a voucher", "present card balance"],
   ["The user asks about student discounts", "Verify enrolment through the student verification partner", "discount for students", "university pricing"],
+];
+
+/** The keyword slice, per user: profiles that carry a name or identifier; siblings are each other's negatives. */
+export const KEYWORD_PROFILES: Record<string, readonly Labelled[]> = {
+  amara: [
+    ["Her work laptop is a ThinkPad X1 Carbon", "ThinkPad", "X1 Carbon"],
+    ["Her employee badge number is LX-40917", "LX-40917", "badge LX-40917"],
+    ["Her company's warehouse software is Atlas WMS", "Atlas WMS"],
+  ],
+  bjorn: [
+    ["His Strava handle is bjorn_runs_sthlm", "bjorn_runs_sthlm"],
+    ["Follows the Pfitzinger 18/55 marathon plan", "Pfitzinger", "18/55 plan"],
+    ["His physiotherapist is Dr. Lindqvist at Sophiahemmet", "Lindqvist", "Sophiahemmet"],
+  ],
+  chen: [
+    ["Her team owns the service ledger-sync", "ledger-sync"],
+    ["Provisions clusters with the Terraform module gke-autopilot-v3", "gke-autopilot-v3", "Terraform module"],
+    ["Incidents of her team page through PagerDuty service Orion", "Orion", "PagerDuty"],
+  ],
+  dario: [
+    ["His VAT number is IT04519870961", "IT04519870961"],
+    ["Buys his flour from Molino Grassi", "Molino Grassi"],
+    ["His oven is a Rational iCombi Pro", "iCombi", "Rational oven"],
+  ],
+};
+
+/** The keyword slice of user playbooks: trigger, content, then the terms that ask for it. */
+export const KEYWORD_USER_PLAYBOOKS: Record<string, readonly LabelledPlaybook[]> = {
+  chen: [
+    ["She asks about the VPN", "Tell her to use the WireGuard profile wg-home-02, not OpenVPN", "wg-home-02", "WireGuard"],
+    ["She asks about the staging database", "Point her to the read replica pg-stage-ro and never the primary", "pg-stage-ro"],
+  ],
+  dario: [
+    ["He asks about the till", "The SumUp Solo reader restarts with a long press on the power key", "SumUp Solo"],
+    ["He asks about invoices", "Export them from QuickBooks as CSV for his accountant Bianchi", "Bianchi", "QuickBooks CSV"],
+  ],
+};
+
+/** The keyword slice of agent playbooks, in sibling pairs that differ by the term asked for. */
+export const KEYWORD_AGENT_PLAYBOOKS: readonly LabelledPlaybook[] = [
+  ["The payment fails with error E-4012", "E-4012 means the issuer blocked the card: ask the user to call their bank", "E-4012", "error E-4012"],
+  ["The payment fails with error E-4015", "E-4015 means the card has expired: ask for the new expiry date", "E-4015", "error E-4015"],
+  ["The user asks about the Aurora X2 headphones", "The Aurora X2 battery cannot be replaced: offer the battery service", "Aurora X2"],
+  ["The user asks about the Aurora X3 headphones", "The Aurora X3 pairs with two devices at once over multipoint", "Aurora X3"],
+  ["Webhook deliveries fail with HTTP 410", "A 410 means the endpoint is gone: disable the webhook and email its owner", "webhook 410"],
+  ["Webhook deliveries fail with HTTP 429", "A 429 means the receiver is rate limiting: retry later with jitter", "webhook 429"],
+  ["The user asks about the Zephyr plan", "Zephyr is a retired plan: existing customers keep it, nobody can buy it", "Zephyr"],
+  ["The user asks about the Nimbus plan", "Nimbus includes five seats and single sign-on", "Nimbus"],
 ];

@@ -39,7 +39,7 @@ export * as profiles from "./queries/profiles.ts";
 export * as projectConfig from "./queries/project-config.ts";
 export type { PurgeOperationRecord, PurgePhase, PurgeProgress } from "./queries/purge-operations.ts";
 export * as purgeOperations from "./queries/purge-operations.ts";
-export { nearestSql, type RankedQuery, RRF_K, rankedArmDepth, type SearchMode } from "./queries/ranked-search.ts";
+export { FUSION, nearestSql, type RankedQuery, type RankedScores, rankedArmDepth, type SearchMode } from "./queries/ranked-search.ts";
 export type { DeletedRequests, RequestRecord } from "./queries/requests.ts";
 export * as requests from "./queries/requests.ts";
 export type { SearchEvidence } from "./queries/search-evidence.ts";

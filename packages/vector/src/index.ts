@@ -2,10 +2,10 @@
  * Vector search behind one interface, over collections named after the searchable tables.
  *
  * PostgreSQL is always the record. Without QDRANT_URL the vector arm runs inside the ranked-search
- * SQL of packages/db (pgvector HNSW with iterative scans), fused with the full-text arm by
- * reciprocal rank fusion in that same query. With QDRANT_URL the vector arm asks Qdrant with the same
- * filters, translated into Qdrant's own filter, the full-text arm stays in PostgreSQL, the two are
- * fused by the same RRF (k = 60) in code, and the rows are read back from PostgreSQL by id.
+ * SQL of packages/db (pgvector HNSW with iterative scans), fused with the full-text arm by its
+ * weighted scores (FUSION) in that same query. With QDRANT_URL the vector arm asks Qdrant with the
+ * same filters, translated into Qdrant's own filter, the full-text arm stays in PostgreSQL, the two
+ * are fused by the same weights in code, and the rows are read back from PostgreSQL by id.
  *
  * Qdrant follows PostgreSQL through an outbox: triggers on the four tables note each changed row in
  * vector_outbox (migration 0012), and syncVectorIndexStep in packages/core pushes the rows' current

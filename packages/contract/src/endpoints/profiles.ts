@@ -29,7 +29,7 @@ export const profilesEndpoints = defineResource("profiles", {
   search: {
     method: "POST",
     path: "/api/search_profiles",
-    summary: "Search a user's profiles: vector, fts or hybrid (reciprocal rank fusion, the default)",
+    summary: "Search a user's profiles: vector, fts or hybrid (score fusion of both arms, the default)",
     input: SearchProfilesRequest,
     output: ProfilesResponse,
     errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "overloaded"],

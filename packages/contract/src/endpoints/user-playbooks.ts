@@ -46,7 +46,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
   search: {
     method: "POST",
     path: "/api/search_user_playbooks",
-    summary: "Search user playbooks: vector, fts or hybrid (reciprocal rank fusion, the default); CURRENT and PENDING unless filtered",
+    summary: "Search user playbooks: vector, fts or hybrid (score fusion of both arms, the default); CURRENT and PENDING unless filtered",
     input: SearchUserPlaybooksRequest,
     output: UserPlaybooksResponse,
     errors: ["embedding_unavailable", "not_implemented", "llm_unavailable", "overloaded"],

@@ -18,7 +18,7 @@ interface SearchOptions {
 }
 
 /**
- * Ranks by meaning (vector), words (fts) or both fused by reciprocal rank (hybrid, the default);
+ * Ranks by meaning (vector), words (fts) or both, their scores fused (hybrid, the default);
  * without a query, the newest playbooks passing the filters.
  */
 async function rankOrList<R>(

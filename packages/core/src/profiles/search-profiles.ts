@@ -7,7 +7,7 @@ import { profileTable } from "../search/ranked-tables.ts";
 import { DEFAULT_READ_STATUSES } from "./read-profiles.ts";
 
 /**
- * Searches one user's profiles by meaning (vector), words (fts) or both fused by reciprocal rank
+ * Searches one user's profiles by meaning (vector), words (fts) or both, their scores fused
  * (hybrid, the default). Without a query it returns the most recently modified profiles.
  */
 export async function searchProfiles(deps: CoreDeps, scope: Scope, request: SearchProfilesRequest): Promise<ProfileRecord[]> {

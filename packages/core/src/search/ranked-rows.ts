@@ -1,13 +1,13 @@
-import { type Database, type RankedQuery, rankedArmDepth, type Scope } from "@als/db";
+import { type Database, type RankedQuery, type RankedScores, rankedArmDepth, type Scope } from "@als/db";
 import type { Collection, VectorFilter } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
-import { fuseByReciprocalRank } from "./reciprocal-rank-fusion.ts";
+import { fuseByScore } from "./score-fusion.ts";
 
 /** One searchable table as ranked search sees it, with `F` its filters and `Id` its row ids. */
 export interface RankedTable<R, F, Id extends string | number> {
   collection: Collection;
   /** Both arms in one SQL query, fused there (packages/db). */
-  searchInDatabase(db: Database, scope: Scope, filters: F, query: RankedQuery): Promise<R[]>;
+  searchInDatabase(db: Database, scope: Scope, filters: F, query: RankedQuery): Promise<(R & RankedScores)[]>;
   /** The rows of these ids that pass the filters, in any order. */
   readByIds(db: Database, scope: Scope, filters: F, ids: Id[]): Promise<R[]>;
   /**
@@ -23,7 +23,7 @@ export interface RankedTable<R, F, Id extends string | number> {
 /**
  * Ranks a table's rows for a planned query. Without a vector index, without a vector arm, or with
  * filters the index has no payload for, both arms run in PostgreSQL. With one, the vector arm asks the index under the same filters, the text
- * arm stays in PostgreSQL, and the two are fused here by the same RRF; the rows are then read from
+ * arm stays in PostgreSQL, and the two are fused here by the same weights; the rows are then read from
  * PostgreSQL by id under the filters again, so a row deleted or changed since its last sync to the
  * index is never served.
  */
@@ -47,7 +47,10 @@ export async function rankedRows<R, F, Id extends string | number>(
     }),
     query.mode === "hybrid" && query.queryText ? table.searchInDatabase(deps.db, scope, filters, { ...query, mode: "fts", topK: depth }) : Promise.resolve([]),
   ]);
-  const fused = fuseByReciprocalRank([nearest.map((hit) => table.idOfPoint(hit.id)), matching.map(table.idOf)]);
+  const fused = fuseByScore(
+    nearest.map((hit) => ({ id: table.idOfPoint(hit.id), similarity: hit.similarity })),
+    matching.map((row) => ({ id: table.idOf(row), textScore: row.text_score ?? 0 })),
+  );
   const rows = new Map((await table.readByIds(deps.db, scope, filters, fused)).map((row) => [table.idOf(row), row]));
   return fused.flatMap((id) => rows.get(id) ?? []).slice(0, query.topK);
 }

@@ -57,7 +57,7 @@ const queries = playbookQueries<AgentPlaybookRecord, AgentPlaybookFilters>({
 /** Agent playbooks passing the filters, newest first. */
 export const listAgentPlaybooks = queries.list;
 export const findAgentPlaybook = queries.find;
-/** Vector, full-text or hybrid (RRF) search over the agent playbooks passing the filters. */
+/** Vector, full-text or hybrid (fused) search over the agent playbooks passing the filters. */
 export const searchAgentPlaybooks = queries.search;
 export const editAgentPlaybook = queries.edit;
 /** Deletes the matching agent playbooks (and their links, never their sources); returns their ids. */

@@ -2,7 +2,7 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
 import { Params, vectorLiteral } from "./params.ts";
-import { type RankedQuery, rankedQuerySql } from "./ranked-search.ts";
+import { type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 import { valuesList } from "./values-list.ts";
 
 export interface ToolUsedRecord {
@@ -179,12 +179,18 @@ export async function seqOfMostRecent(sql: Sql, scope: Scope, userId: string, co
   return row?.seq ?? 1;
 }
 
-/** Vector, full-text or hybrid (RRF) search over the interactions passing the filters, best first. */
-export async function searchInteractions(sql: Sql, scope: Scope, filters: InteractionFilters, search: RankedQuery): Promise<InteractionRecord[]> {
+/** Vector, full-text or hybrid (fused) search over the interactions passing the filters, best first. */
+export async function searchInteractions(
+  sql: Sql,
+  scope: Scope,
+  filters: InteractionFilters,
+  search: RankedQuery,
+): Promise<(InteractionRecord & RankedScores)[]> {
   const params = new Params();
   const ranked = rankedQuerySql({ table: "interactions", idColumn: "interaction_id", where: filterSql(scope, filters, params), params }, search);
-  return sql.query<InteractionRecord>(
-    `SELECT ${COLUMNS} FROM (${ranked}) ranked JOIN interactions ON interactions.interaction_id = ranked.id
+  return sql.query<InteractionRecord & RankedScores>(
+    `SELECT ${COLUMNS}, ranked.score, ranked.similarity, ranked.text_score
+     FROM (${ranked}) ranked JOIN interactions ON interactions.interaction_id = ranked.id
      ORDER BY ranked.score DESC, interactions.interaction_id`,
     params.values,
   );

@@ -2,7 +2,7 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
 import type { ProfileStatus } from "./profiles.ts";
-import { type RankedQuery, rankedQuerySql } from "./ranked-search.ts";
+import { type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 
 /** Playbooks go through the same lifecycle as profiles. */
 export type LifecycleStatus = ProfileStatus;
@@ -89,16 +89,16 @@ export function playbookQueries<R, F>(table: PlaybookTable<F>) {
   }
 
   /**
-   * Vector, full-text or hybrid (RRF) search over the rows passing the filters, best first, each with
-   * its cosine similarity to the query vector (null when only the text arm found it).
+   * Vector, full-text or hybrid (fused) search over the rows passing the filters, best first, each with
+   * what each arm saw of it: its cosine similarity to the query vector and its text score.
    */
-  function search(sql: Sql, scope: Scope, filters: F, query: PlaybookSearch): Promise<(R & { similarity: number | null })[]> {
+  function search(sql: Sql, scope: Scope, filters: F, query: PlaybookSearch): Promise<(R & RankedScores)[]> {
     const params = new Params();
     const ranked = rankedQuerySql({ table: name, idColumn, where: table.filterSql(scope, filters, params), params }, query);
-    // `ranked` adds only id, score and similarity, so the row's columns need no qualifying.
+    // `ranked` adds only id and the RankedScores, so the row's columns need no qualifying.
     const id = `${name}.${idColumn}`;
     return sql.query(
-      `SELECT ${columns}, ranked.similarity FROM (${ranked}) ranked JOIN ${name} ON ${id} = ranked.id ORDER BY ranked.score DESC, ${id}`,
+      `SELECT ${columns}, ranked.score, ranked.similarity, ranked.text_score FROM (${ranked}) ranked JOIN ${name} ON ${id} = ranked.id ORDER BY ranked.score DESC, ${id}`,
       params.values,
     );
   }

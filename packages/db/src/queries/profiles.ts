@@ -3,7 +3,7 @@ import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
 import { type LifecycleUpgrade, upgradeLifecycle } from "./lifecycle-upgrade.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
-import { type RankedQuery, rankedQuerySql } from "./ranked-search.ts";
+import { type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 
 export type ProfileStatus = "CURRENT" | "PENDING" | "ARCHIVED";
 
@@ -127,15 +127,15 @@ export async function listProfiles(sql: Sql, scope: Scope, filters: ProfileFilte
 
 export type ProfileSearch = RankedQuery;
 
-export type ScoredProfile = ProfileRecord & { score: number; similarity: number | null };
+export type ScoredProfile = ProfileRecord & RankedScores;
 
-/** Vector, full-text or hybrid (RRF) search over the profiles passing the filters. */
+/** Vector, full-text or hybrid (fused) search over the profiles passing the filters. */
 export async function searchProfiles(sql: Sql, scope: Scope, filters: ProfileFilters, search: ProfileSearch): Promise<ScoredProfile[]> {
   const params = new Params();
   const where = filterSql(scope, filters, params);
   const ranked = rankedQuerySql({ table: "profiles", idColumn: "profile_id", where, params }, search);
   return sql.query<ScoredProfile>(
-    `SELECT ${COLUMNS.replace(/(\w+)/g, "p.$1")}, ranked.score, ranked.similarity
+    `SELECT ${COLUMNS.replace(/(\w+)/g, "p.$1")}, ranked.score, ranked.similarity, ranked.text_score
      FROM (${ranked}) ranked JOIN profiles p ON p.profile_id = ranked.id
        AND p.org_id = ${params.add(scope.orgId)} AND p.project_id = ${params.add(scope.projectId)}
      ORDER BY ranked.score DESC, p.profile_id`,

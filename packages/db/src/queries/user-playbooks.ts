@@ -53,7 +53,7 @@ const queries = playbookQueries<UserPlaybookRecord, UserPlaybookFilters>({
 /** User playbooks passing the filters, newest first. */
 export const listUserPlaybooks = queries.list;
 export const findUserPlaybook = queries.find;
-/** Vector, full-text or hybrid (RRF) search over the user playbooks passing the filters. */
+/** Vector, full-text or hybrid (fused) search over the user playbooks passing the filters. */
 export const searchUserPlaybooks = queries.search;
 export const editUserPlaybook = queries.edit;
 /** Deletes the matching user playbooks (their links to agent playbooks go with them); returns their ids. */
