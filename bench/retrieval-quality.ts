@@ -7,11 +7,17 @@
  * project-wide, one kind per request, so each kind's ranking is measured on its own.
  *
  *   bun bench/retrieval-quality.ts [--modes embedded,full] [--postgres-url <server>]
+ *                                  [--expansion-llm <OpenAI-compatible base URL> --expansion-model <model>]
+ *
+ * With --expansion-llm (its key in LLM_API_KEY; LLM_CONTEXT_WINDOW_TOKENS for a model the service
+ * does not know), the variants run again after document expansion
+ * (enable_document_expansion) has given every learning its terms from that model, named "+ expansion".
  *
  * Every mode starts from an empty database, dropped at the end. Progress goes to stderr, the report to stdout.
  */
 import { parseArgs } from "node:util";
-import { defaultThreshold, loadSettings } from "@als/core";
+import { defaultThreshold, expandDocumentsStep, loadSettings } from "@als/core";
+import { LOCAL_SCOPE } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { composeService } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
@@ -69,11 +75,17 @@ const VARIANTS: readonly Variant[] = [
 function options() {
   const { values } = parseArgs({
     args: Bun.argv.slice(2),
-    options: { modes: { type: "string", default: "embedded,full" }, "postgres-url": { type: "string" } },
+    options: {
+      modes: { type: "string", default: "embedded,full" },
+      "postgres-url": { type: "string" },
+      "expansion-llm": { type: "string" },
+      "expansion-model": { type: "string", default: "gpt-4o-mini" },
+    },
     strict: true,
   });
   const modes = storageModesOption(values.modes);
-  return { modes, postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT) };
+  const expansion = values["expansion-llm"] ? { baseUrl: values["expansion-llm"], model: values["expansion-model"] } : undefined;
+  return { modes, postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT), expansion };
 }
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -110,9 +122,23 @@ interface Score {
   queries: number;
 }
 
-async function runMode(mode: StorageMode, postgresUrl: string | undefined): Promise<Map<string, Score>> {
+/** An OpenAI-compatible provider that writes the expansion terms. */
+interface ExpansionModel {
+  baseUrl: string;
+  model: string;
+}
+
+async function runMode(mode: StorageMode, postgresUrl: string | undefined, expansion: ExpansionModel | undefined): Promise<Map<string, Score>> {
   const storage = await freshServiceStorage("retrieval_quality", mode, postgresUrl);
-  const settings = loadSettings({ ...storage.env, EMBEDDING_MODEL_DIR: MODEL_DIR, LOG_LEVEL: "error" });
+  // The key and, for a model the service does not know, its context window come from the environment.
+  const llmEnv = expansion && {
+    LLM_PROVIDER: "openai-compatible",
+    LLM_BASE_URL: expansion.baseUrl,
+    LLM_MODEL: expansion.model,
+    ...(process.env.LLM_API_KEY && { LLM_API_KEY: process.env.LLM_API_KEY }),
+    ...(process.env.LLM_CONTEXT_WINDOW_TOKENS && { LLM_CONTEXT_WINDOW_TOKENS: process.env.LLM_CONTEXT_WINDOW_TOKENS }),
+  };
+  const settings = loadSettings({ ...storage.env, ...llmEnv, EMBEDDING_MODEL_DIR: MODEL_DIR, LOG_LEVEL: "error" });
   const log = createLogger("error");
   const service = await composeService(settings, log);
   const rateLimits = { search: UNTHROTTLED, publish: UNTHROTTLED, write: UNTHROTTLED, read: UNTHROTTLED, sign_in: UNTHROTTLED };
@@ -140,31 +166,14 @@ async function runMode(mode: StorageMode, postgresUrl: string | undefined): Prom
     await service.deps.db.exec("ANALYZE profiles, user_playbooks, agent_playbooks");
 
     const scores = new Map<string, Score>();
-    const queries = labelledQueries();
-    for (const variant of VARIANTS) {
-      progress(`${mode}: ${variant.name}, ${queries.length} queries...`);
-      const sums = new Map<string, { hits: number; reciprocal: number; n: number }>();
-      for (const labelled of queries) {
-        const answer = await post("/api/search", {
-          query: labelled.query,
-          entity_types: [labelled.kind],
-          top_k: 10,
-          search_mode: variant.searchMode,
-          ...(labelled.userId !== undefined && { user_id: labelled.userId }),
-          ...(variant.threshold !== undefined && { threshold: variant.threshold }),
-        });
-        const texts: string[] = (answer[labelled.kind] as { content: string }[]).map((row) => row.content);
-        const rank = texts.indexOf(labelled.target) + 1;
-        // Each query counts in its kind, its style and the whole.
-        for (const group of [labelled.kind, labelled.style, "all"]) {
-          const sum = sums.get(group) ?? { hits: 0, reciprocal: 0, n: 0 };
-          sum.n++;
-          if (rank >= 1 && rank <= 5) sum.hits++;
-          if (rank >= 1) sum.reciprocal += 1 / rank;
-          sums.set(group, sum);
-        }
-      }
-      for (const [group, sum] of sums) scores.set(`${variant.name}|${group}`, { recallAt5: sum.hits / sum.n, mrr: sum.reciprocal / sum.n, queries: sum.n });
+    await measure(mode, post, scores, "");
+    if (expansion) {
+      progress(`${mode}: expanding every learning with ${expansion.model}...`);
+      await post("/api/update_config", { enable_document_expansion: true });
+      const deps = { ...service.deps, llm: service.deps.llm! };
+      while ((await expandDocumentsStep(deps, LOCAL_SCOPE)).remaining > 0);
+      await service.deps.db.exec("ANALYZE profiles, user_playbooks, agent_playbooks");
+      await measure(mode, post, scores, EXPANDED);
     }
     return scores;
   } finally {
@@ -173,20 +182,53 @@ async function runMode(mode: StorageMode, postgresUrl: string | undefined): Prom
   }
 }
 
+const EXPANDED = " + expansion";
+
+/** Runs every variant over the labelled queries; scores go under `<variant><suffix>|<group>`. */
+async function measure(mode: StorageMode, post: (path: string, body: unknown) => Promise<any>, scores: Map<string, Score>, suffix: string): Promise<void> {
+  const queries = labelledQueries();
+  for (const variant of VARIANTS) {
+    progress(`${mode}: ${variant.name}${suffix}, ${queries.length} queries...`);
+    const sums = new Map<string, { hits: number; reciprocal: number; n: number }>();
+    for (const labelled of queries) {
+      const answer = await post("/api/search", {
+        query: labelled.query,
+        entity_types: [labelled.kind],
+        top_k: 10,
+        search_mode: variant.searchMode,
+        ...(labelled.userId !== undefined && { user_id: labelled.userId }),
+        ...(variant.threshold !== undefined && { threshold: variant.threshold }),
+      });
+      const texts: string[] = (answer[labelled.kind] as { content: string }[]).map((row) => row.content);
+      const rank = texts.indexOf(labelled.target) + 1;
+      // Each query counts in its kind, its style and the whole.
+      for (const group of [labelled.kind, labelled.style, "all"]) {
+        const sum = sums.get(group) ?? { hits: 0, reciprocal: 0, n: 0 };
+        sum.n++;
+        if (rank >= 1 && rank <= 5) sum.hits++;
+        if (rank >= 1) sum.reciprocal += 1 / rank;
+        sums.set(group, sum);
+      }
+    }
+    for (const [group, sum] of sums)
+      scores.set(`${variant.name}${suffix}|${group}`, { recallAt5: sum.hits / sum.n, mrr: sum.reciprocal / sum.n, queries: sum.n });
+  }
+}
+
 async function main() {
   const opts = options();
   const results = new Map<StorageMode, Map<string, Score>>();
-  for (const mode of opts.modes) results.set(mode, await runMode(mode, opts.postgresUrl));
+  for (const mode of opts.modes) results.set(mode, await runMode(mode, opts.postgresUrl, opts.expansion));
   const queries = labelledQueries();
   console.log(`## Retrieval quality of /api/search on the labelled set ${LABELLED_SET_VERSION} (${queries.length} queries)\n`);
   const rows: string[][] = [];
   for (const [mode, scores] of results) {
-    for (const variant of VARIANTS) {
+    for (const name of [...VARIANTS.map((v) => v.name), ...(opts.expansion ? VARIANTS.map((v) => `${v.name}${EXPANDED}`) : [])]) {
       const cells = GROUPS.flatMap((group) => {
-        const score = scores.get(`${variant.name}|${group}`)!;
+        const score = scores.get(`${name}|${group}`)!;
         return [score.recallAt5.toFixed(2), score.mrr.toFixed(2)];
       });
-      rows.push([mode, variant.name, ...cells]);
+      rows.push([mode, name, ...cells]);
     }
   }
   const header = ["mode", "variant", ...GROUPS.flatMap((group) => [`${group} R@5`, `${group} MRR`])];
@@ -198,6 +240,7 @@ async function main() {
   ].join(", ");
   console.log(`- queries: ${counts}; MRR over the first 10; one kind per request (entity_types), top_k 10`);
   console.log(`- model all-MiniLM-L6-v2 int8; its default floor ${defaultThreshold("all-MiniLM-L6-v2-int8")}`);
+  if (opts.expansion) console.log(`- expansion terms written by ${opts.expansion.model} at ${opts.expansion.baseUrl}`);
   for (const fact of hostFacts()) console.log(`- ${fact}`);
 }
 

@@ -16,6 +16,22 @@ export const EXPERT_PLAYBOOK = {
   tags: ["recipes"],
 };
 
+/** The scripted model's thesaurus for document expansion: a word of a document → the terms it adds. */
+export const EXPANSION_THESAURUS: Record<string, string[]> = {
+  refund: ["reimbursement", "money back"],
+  parcel: ["package", "shipment"],
+  replacement: ["substitute", "swap"],
+  vegan: ["plant based", "no animal products"],
+};
+
+/** Terms for each numbered document of a document-expansion prompt, from EXPANSION_THESAURUS. */
+export function scriptedExpansion(request: FakeLlmRequest): FakeLlmReply {
+  const documents = [...request.user.matchAll(/^(\d+)\. (.+)$/gm)].map((m) => ({ document: Number(m[1]), words: m[2]!.toLowerCase().split(/\W+/) }));
+  return {
+    json: { expansions: documents.map(({ document, words }) => ({ document, terms: words.flatMap((word) => EXPANSION_THESAURUS[word] ?? []) })) },
+  };
+}
+
 /**
  * The deterministic model the learning tests run against: it answers the real prompts by looking
  * for known phrases in their <transcript> section, so a conversation in gives the same learnings out every time.
@@ -43,6 +59,7 @@ export function scriptedReply(request: FakeLlmRequest): FakeLlmReply {
       },
     };
   }
+  if (request.schemaName === "document_expansion") return scriptedExpansion(request);
   return { status: 400, error: { type: "invalid_request_error", message: `unscripted schema ${request.schemaName}` } };
 }
 

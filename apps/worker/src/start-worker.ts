@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { createCoreDeps, type Settings, startVectorSyncLoop, type VectorSyncLoop } from "@als/core";
+import { type BackgroundLoop, createCoreDeps, type Settings, startDocumentExpansionLoop, startVectorSyncLoop, type VectorSyncLoop } from "@als/core";
 import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
@@ -35,6 +35,9 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   const vectorSync: VectorSyncLoop | undefined =
     deps.vectorIndex &&
     startVectorSyncLoop({ db: deps.db, vectorIndex: deps.vectorIndex }, (error) => log.error("vector index sync failed", { error: String(error) }));
+  // Every worker expands the learnings of projects that enable it; a lease per project keeps the LLM calls apart.
+  const documentExpansion: BackgroundLoop | undefined =
+    deps.llm && startDocumentExpansionLoop({ ...deps, llm: deps.llm }, (error) => log.error("document expansion failed", { error: String(error) }));
   const connection = await NativeConnection.connect({ address: temporal.address });
   const worker = await Worker.create({
     connection,
@@ -48,7 +51,9 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   });
   const finished = worker.run().finally(async () => {
     vectorSync?.stop();
+    documentExpansion?.stop();
     await vectorSync?.idle();
+    await documentExpansion?.idle();
     await connection.close();
     await graph.close();
   });

@@ -1,10 +1,12 @@
-import { aggregation, generationRuns, learning, profiles, purgeOperations, type Scope } from "@als/db";
+import { aggregation, documentExpansion, generationRuns, learning, profiles, purgeOperations, type Scope } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
+import type { BackgroundLoop } from "./background-loop.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
 import { runPurgeStep } from "./governance/purge-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
 import { type ReembedProgress, reembedProfilesStep } from "./profiles/reembed-profiles.ts";
+import { startDocumentExpansionLoop } from "./search/document-expansion-loop.ts";
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
@@ -34,7 +36,8 @@ const parseKey = (key: UserKey) => {
  * aggregation operations and erasures (purge operations) that are queued, due for a retry, or left
  * by a worker whose lease expired, and wakes the lane of generation runs, which runs them the same way, one at a time, beside the
  * passes: a rerun of every user can take long, and learning should not wait for it. With a vector
- * index configured, it also drains the vector outbox into it (see startVectorSyncLoop).
+ * index configured, it also drains the vector outbox into it (see startVectorSyncLoop); with an LLM,
+ * it expands the learnings of projects that enable document expansion (startDocumentExpansionLoop).
  */
 export class Reconciler {
   private pass: Promise<void> | undefined;
@@ -50,6 +53,7 @@ export class Reconciler {
   private analyzedAt = -Infinity;
   /** Keeps the vector index (Qdrant) in step with the database, when one is configured. */
   private readonly vectorSync: VectorSyncLoop | undefined;
+  private readonly documentExpansion: BackgroundLoop | undefined;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -58,6 +62,7 @@ export class Reconciler {
     this.timer = setInterval(() => this.poke(), WAKE_CHECK_MS);
     this.timer.unref?.();
     if (deps.vectorIndex) this.vectorSync = startVectorSyncLoop({ db: deps.db, vectorIndex: deps.vectorIndex }, onError);
+    if (deps.llm) this.documentExpansion = startDocumentExpansionLoop({ ...deps, llm: deps.llm }, onError);
   }
 
   /** Queues learning for a user whose interaction stream moved. */
@@ -86,6 +91,7 @@ export class Reconciler {
   async idle(): Promise<void> {
     while (this.pass || this.generationLane) await (this.pass ?? this.generationLane);
     await this.vectorSync?.idle();
+    await this.documentExpansion?.idle();
   }
 
   /** Stops the wake-up timer and generation runs at their next commit; a running pass still finishes (await idle()). */
@@ -93,6 +99,7 @@ export class Reconciler {
     clearInterval(this.timer);
     this.stopping.abort();
     this.vectorSync?.stop();
+    this.documentExpansion?.stop();
   }
 
   private async run(): Promise<void> {
@@ -105,6 +112,7 @@ export class Reconciler {
         await aggregation.expireOperationLeases(this.deps.db, this.deps.now());
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
+        await documentExpansion.releaseAllExpansionLeases(this.deps.db);
         await this.reembedStaleProfiles();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;

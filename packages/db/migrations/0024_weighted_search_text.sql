@@ -38,3 +38,21 @@ BEGIN
     EXECUTE format('CREATE INDEX %I ON %I USING gin (search_text)', playbooks || '_search_text_gin', playbooks);
   END LOOP;
 END $$;
+
+-- Rows whose expansion is missing or was written for another text: the backlog of document
+-- expansion, found through these small partial indexes rather than by hashing every row.
+CREATE INDEX profiles_expansion_pending ON profiles (org_id, project_id)
+  WHERE expansion_of IS DISTINCT FROM expansion_digest(NULL, content);
+CREATE INDEX user_playbooks_expansion_pending ON user_playbooks (org_id, project_id)
+  WHERE expansion_of IS DISTINCT FROM expansion_digest(trigger, content);
+CREATE INDEX agent_playbooks_expansion_pending ON agent_playbooks (org_id, project_id)
+  WHERE expansion_of IS DISTINCT FROM expansion_digest(trigger, content);
+
+-- One expansion pass per project at a time, across worker processes: the LLM calls of a pass are
+-- not repeated by another. A lease that outlived its process expires.
+CREATE TABLE document_expansion_leases (
+  org_id       text   NOT NULL,
+  project_id   text   NOT NULL,
+  leased_until bigint NOT NULL,
+  PRIMARY KEY (org_id, project_id)
+);

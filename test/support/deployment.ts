@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { testMode } from "./database.ts";
+import { createFreshDatabase } from "./postgres-database.ts";
+import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "./server-process.ts";
+
+/** The service as real processes of the test's mode, which a test can kill outright and start again on the same storage. */
+export interface Deployment {
+  url: string;
+  /** Starts the processes and waits until the server answers /health. */
+  start(): Promise<void>;
+  /** SIGKILL to every process: nothing is flushed or finished. */
+  kill(): Promise<void>;
+  /** Stops the processes and removes the storage. */
+  close(): Promise<void>;
+  post(path: string, body: object): Promise<{ status: number; body: any }>;
+}
+
+/**
+ * Embedded: one server process over a data directory. Full: a server and a worker over a fresh
+ * database, on a task queue of their own in the shared Temporal namespace. `env` is added to both.
+ */
+export async function startableDeployment(name: string, env: Record<string, string>): Promise<Deployment> {
+  const port = randomPort();
+  const url = `http://127.0.0.1:${port}`;
+  let processes: Subprocess[] = [];
+  let spawn: () => Subprocess[];
+  let removeStorage: () => Promise<void>;
+  if (testMode === "embedded") {
+    const dataDir = mkdtempSync(join(tmpdir(), `als-${name}-`));
+    spawn = () => [spawnServer(port, { DATA_DIR: dataDir, ...env })];
+    removeStorage = async () => rmSync(dataDir, { recursive: true, force: true });
+  } else {
+    const database = await createFreshDatabase(process.env.TEST_DATABASE_URL!);
+    const fullEnv = {
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+      TEMPORAL_TASK_QUEUE: `${name}-${crypto.randomUUID()}`,
+      ...env,
+    };
+    spawn = () => [spawnServer(port, fullEnv), spawnWorker(fullEnv)];
+    removeStorage = () => database.drop();
+  }
+  const stop = async (signal: NodeJS.Signals) => {
+    await Promise.all(processes.map((p) => stopProcess(p, signal)));
+    processes = [];
+  };
+  return {
+    url,
+    async start() {
+      processes = spawn();
+      await until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.ok ? true : undefined), 60_000);
+    },
+    kill: () => stop("SIGKILL"),
+    async close() {
+      await stop("SIGTERM");
+      await removeStorage();
+    },
+    async post(path, body) {
+      const response = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    },
+  };
+}
