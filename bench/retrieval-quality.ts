@@ -1,29 +1,37 @@
 /**
  * Retrieval quality of POST /api/search on the labelled set of bench/lib/labelled-retrieval-set.ts:
  * recall@5 (the target learning among the first five of its kind) and MRR@10, per search mode and
- * kind, with the default similarity floor and without one (threshold 0). The real service
+ * kind, with the model's default similarity floor and without one (threshold 0). The real service
  * (settings, composition root, the local model) answers through app.handle, over PGlite (embedded)
  * and PostgreSQL (full). Profiles and user playbooks are searched per user, agent playbooks
  * project-wide, one kind per request, so each kind's ranking is measured on its own.
  *
- *   bun bench/retrieval-quality.ts [--modes embedded,full] [--postgres-url <server>]
+ *   bun bench/retrieval-quality.ts [--modes embedded,full] [--postgres-url <server>] [--model-dir <dir>]
+ *
+ * --model-dir: the local model to run (default: the service's default model). The report names the
+ * model and its floor, and the 1st percentile of the similarities of the set's true (query,
+ * learning) pairs: rounded down to 0.05, that is how a model's default floor is chosen
+ * (scripts/install-model.sh).
  *
  * Every mode starts from an empty database, dropped at the end. Progress goes to stderr, the report to stdout.
  */
+
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { defaultThreshold, loadSettings } from "@als/core";
+import { createEmbedder, type Embedder } from "@als/ai";
+import { embeddingTextOf, loadSettings } from "@als/core";
 import { buildApp } from "../apps/server/src/app.ts";
 import { composeService } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
 import { AGENT_PLAYBOOKS, LABELLED_SET_VERSION, PROFILES, USER_PLAYBOOKS } from "./lib/labelled-retrieval-set.ts";
 import { hostFacts } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { postgresUrlOption, storageModesOption } from "./lib/options.ts";
 import type { StorageMode } from "./lib/seed.ts";
-import { markdownTable } from "./lib/stats.ts";
+import { markdownTable, percentile } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
 const UNTHROTTLED = { perSecond: 1_000_000, burst: 1_000_000 };
 
 type Kind = "profiles" | "user_playbooks" | "agent_playbooks";
@@ -35,6 +43,8 @@ interface LabelledQuery {
   userId: string | undefined;
   query: string;
   target: string;
+  /** The text the target's vector is computed from (a playbook's trigger and content). */
+  targetEmbeddingText: string;
 }
 
 interface Variant {
@@ -55,11 +65,12 @@ const VARIANTS: readonly Variant[] = [
 function options() {
   const { values } = parseArgs({
     args: Bun.argv.slice(2),
-    options: { modes: { type: "string", default: "embedded,full" }, "postgres-url": { type: "string" } },
+    options: { modes: { type: "string", default: "embedded,full" }, "postgres-url": { type: "string" }, "model-dir": { type: "string" } },
     strict: true,
   });
   const modes = storageModesOption(values.modes);
-  return { modes, postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT) };
+  const modelDir = values["model-dir"] === undefined ? defaultModelDir(ROOT) : resolve(values["model-dir"]);
+  return { modes, postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT), modelDir };
 }
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -67,13 +78,20 @@ const progress = (message: string) => process.stderr.write(`[bench ${new Date().
 function labelledQueries(): LabelledQuery[] {
   const queries: LabelledQuery[] = [];
   for (const [userId, profiles] of Object.entries(PROFILES)) {
-    for (const [text, ...asked] of profiles) for (const query of asked) queries.push({ kind: "profiles", userId, query, target: text });
+    for (const [text, ...asked] of profiles) {
+      for (const query of asked) queries.push({ kind: "profiles", userId, query, target: text, targetEmbeddingText: text });
+    }
   }
   for (const [userId, playbooks] of Object.entries(USER_PLAYBOOKS)) {
-    for (const [, content, ...asked] of playbooks) for (const query of asked) queries.push({ kind: "user_playbooks", userId, query, target: content });
+    for (const [trigger, content, ...asked] of playbooks) {
+      const targetEmbeddingText = embeddingTextOf({ trigger, content });
+      for (const query of asked) queries.push({ kind: "user_playbooks", userId, query, target: content, targetEmbeddingText });
+    }
   }
-  for (const [, content, ...asked] of AGENT_PLAYBOOKS)
-    for (const query of asked) queries.push({ kind: "agent_playbooks", userId: undefined, query, target: content });
+  for (const [trigger, content, ...asked] of AGENT_PLAYBOOKS) {
+    const targetEmbeddingText = embeddingTextOf({ trigger, content });
+    for (const query of asked) queries.push({ kind: "agent_playbooks", userId: undefined, query, target: content, targetEmbeddingText });
+  }
   return queries;
 }
 
@@ -83,9 +101,9 @@ interface Score {
   queries: number;
 }
 
-async function runMode(mode: StorageMode, postgresUrl: string | undefined): Promise<Map<string, Score>> {
+async function runMode(mode: StorageMode, postgresUrl: string | undefined, modelDir: string): Promise<Map<string, Score>> {
   const storage = await freshServiceStorage("retrieval_quality", mode, postgresUrl);
-  const settings = loadSettings({ ...storage.env, EMBEDDING_MODEL_DIR: MODEL_DIR, LOG_LEVEL: "error" });
+  const settings = loadSettings({ ...storage.env, EMBEDDING_MODEL_DIR: modelDir, LOG_LEVEL: "error" });
   const log = createLogger("error");
   const service = await composeService(settings, log);
   const rateLimits = { search: UNTHROTTLED, publish: UNTHROTTLED, write: UNTHROTTLED, read: UNTHROTTLED, sign_in: UNTHROTTLED };
@@ -147,10 +165,28 @@ async function runMode(mode: StorageMode, postgresUrl: string | undefined): Prom
   }
 }
 
+/**
+ * Cosine similarity of each labelled query with its target learning, as the vector arm computes
+ * it: the query through embedQuery, the learning's text through embedDocuments (each with the
+ * model's prefix). Vectors are unit length, so the dot product is the cosine.
+ */
+async function truePairSimilarities(embedder: Embedder, queries: LabelledQuery[]): Promise<number[]> {
+  const targets = await embedder.embedDocuments(queries.map((q) => q.targetEmbeddingText));
+  const similarities: number[] = [];
+  for (const [index, labelled] of queries.entries()) {
+    const query = await embedder.embedQuery(labelled.query);
+    similarities.push(query.reduce((sum, value, d) => sum + value * targets[index]![d]!, 0));
+  }
+  return similarities;
+}
+
 async function main() {
   const opts = options();
   const results = new Map<StorageMode, Map<string, Score>>();
-  for (const mode of opts.modes) results.set(mode, await runMode(mode, opts.postgresUrl));
+  for (const mode of opts.modes) results.set(mode, await runMode(mode, opts.postgresUrl, opts.modelDir));
+  const embedder = await createEmbedder({ kind: "local", modelDir: opts.modelDir });
+  const similarities = await truePairSimilarities(embedder, labelledQueries());
+  await embedder.close();
   const queries = labelledQueries();
   console.log(`## Retrieval quality of /api/search on the labelled set ${LABELLED_SET_VERSION} (${queries.length} queries)\n`);
   const rows: string[][] = [];
@@ -168,7 +204,12 @@ async function main() {
   console.log("");
   const counts = KINDS.map((kind) => `${kind} ${queries.filter((q) => q.kind === kind).length}`).join(", ");
   console.log(`- queries: ${counts}; MRR over the first 10; one kind per request (entity_types), top_k 10`);
-  console.log(`- model all-MiniLM-L6-v2 int8; its default floor ${defaultThreshold("all-MiniLM-L6-v2-int8")}`);
+  const firstPercentile = percentile(similarities, 1);
+  console.log(
+    `- model ${embedder.modelId} (${opts.modelDir}); its default floor ${embedder.defaultThreshold}; ` +
+      `similarity of the ${similarities.length} true (query, learning) pairs: 1st percentile ${firstPercentile.toFixed(3)} ` +
+      `(floor by the rule: ${(Math.floor(firstPercentile * 20) / 20).toFixed(2)}), min ${Math.min(...similarities).toFixed(3)}, median ${percentile(similarities, 50).toFixed(3)}`,
+  );
   for (const fact of hostFacts()) console.log(`- ${fact}`);
 }
 

@@ -20,7 +20,7 @@ import { startReembedProfiles } from "../src/start-reembed-profiles.ts";
 import { startWorker } from "../src/start-worker.ts";
 import { embeddingWriteCounts, recordEmbeddingWrites } from "./stale-profiles.ts";
 
-const MODEL_DIR = fileURLToPath(new URL("../../../.cache/models/all-MiniLM-L6-v2-int8", import.meta.url));
+const MODEL_DIR = fileURLToPath(new URL("../../../.cache/models/e5-small-v2-int8", import.meta.url));
 
 function requiredEnv(name: string): string {
   const value = process.env[name];

@@ -1,7 +1,6 @@
 import type { SearchMode } from "@als/contract";
 import type { CoreDeps } from "../deps.ts";
 import { reformulateQuery } from "./reformulate-query.ts";
-import { defaultThreshold } from "./threshold.ts";
 
 export interface QueryPlan {
   mode: SearchMode;
@@ -26,7 +25,7 @@ export async function planQuery(
   const plan: QueryPlan = {
     mode,
     queryText: query,
-    threshold: request.threshold ?? defaultThreshold(deps.embedder.modelId),
+    threshold: request.threshold ?? deps.embedder.defaultThreshold,
     embeddingModel: deps.embedder.modelId,
   };
   if (mode !== "fts") plan.queryVector = await deps.embedder.embedQuery(query);
