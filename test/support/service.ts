@@ -24,6 +24,8 @@ export interface TestServiceOptions {
   rateLimits?: RateLimits;
   /** The account endpoints' mailer, OIDC client and public URL; unset: mails logged, no OIDC. */
   accounts?: AccountServices;
+  /** The local model's directory; unset: the default model (TEST_MODEL_DIR). */
+  modelDir?: string;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
   const clock = { now: Math.floor(Date.now() / 1000) };
   const deps: CoreDeps = {
     db,
-    embedder: await sharedEmbedder(),
+    embedder: await sharedEmbedder(options.modelDir),
     compute: sharedComputePool(),
     now: () => clock.now,
     storage,

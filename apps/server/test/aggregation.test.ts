@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { runAggregationStep, startAggregationOperation } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
+import { MINILM_MODEL_DIR } from "../../../test/support/embedder.ts";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { addAgentPlaybooks, addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { registerProject } from "../../../test/support/register-project.ts";
@@ -37,7 +38,11 @@ async function aggregate(request: FakeLlmRequest): Promise<FakeLlmReply> {
 
 beforeAll(async () => {
   llm = await startScriptedLlm(aggregate);
-  svc = await startTestService({ llm: llm.llm });
+  // MiniLM, deliberately: clustering_similarity's default (0.8, the contract's) suits its range of
+  // similarities. e5 puts these shipping and refund playbooks 0.84-0.85 apart (0.97-0.98 within a
+  // topic), so under it the default merges the two topics; a model-specific clustering default is
+  // open work (issue 12).
+  svc = await startTestService({ llm: llm.llm, modelDir: MINILM_MODEL_DIR });
 });
 afterAll(async () => {
   await svc.close();
