@@ -15,13 +15,14 @@ import { createEmbedder } from "@als/ai";
 import { adjustedRandIndex, averageLinkageExact, createComputePool } from "@als/compute";
 import { prng } from "./lib/corpus.ts";
 import { hostFacts, loadAverage } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { PLAYBOOK_GENERATOR_VERSION as GENERATOR_VERSION, playbookTexts } from "./lib/playbooks.ts";
 import { markdownTable, seconds } from "./lib/stats.ts";
 import { cachedEmbeddings } from "./lib/vector-cache.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const CACHE_DIR = `${ROOT}/.cache/bench`;
-const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
+const MODEL_DIR = defaultModelDir(ROOT);
 const THREADS = 2;
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);

@@ -22,12 +22,13 @@ import { composeService } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
 import { hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, postgresUrlOption, storageModesOption } from "./lib/options.ts";
 import type { StorageMode } from "./lib/seed.ts";
 import { markdownTable, ms } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
+const MODEL_DIR = defaultModelDir(ROOT);
 const SUBJECT = "export-bench-user";
 const MB = 1024 * 1024;
 

@@ -24,6 +24,7 @@ import { createLogger } from "../apps/server/src/logger.ts";
 import type { FakeLlmReply, FakeLlmRequest } from "../test/support/llm-server.ts";
 import { scriptedReply, startScriptedLlm } from "../test/support/scripted-llm.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption } from "./lib/options.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
 import { turnPair, wordCount } from "./lib/turns.ts";
@@ -33,7 +34,7 @@ type Extraction = "excluded" | "included";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const CACHE_DIR = `${ROOT}/.cache/bench`;
-const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
+const MODEL_DIR = defaultModelDir(ROOT);
 
 function options() {
   const { values } = parseArgs({

@@ -6,8 +6,13 @@
  * and PostgreSQL (full). Profiles and user playbooks are searched per user, agent playbooks
  * project-wide, one kind per request, so each kind's ranking is measured on its own.
  *
- *   bun bench/retrieval-quality.ts [--modes embedded,full] [--postgres-url <server>]
+ *   bun bench/retrieval-quality.ts [--modes embedded,full] [--postgres-url <server>] [--model-dir <dir>]
  *                                  [--expansion-llm <OpenAI-compatible base URL> --expansion-model <model>]
+ *
+ * --model-dir: the local model to run (default: the service's default model). The report names the
+ * model and its floor, and the 1st percentile of the similarities of the set's true (query,
+ * learning) pairs: rounded down to 0.05, that is how a model's default floor is chosen
+ * (scripts/install-model.sh).
  *
  * With --expansion-llm (its key in LLM_API_KEY; LLM_CONTEXT_WINDOW_TOKENS for a model the service
  * does not know), the variants run again after document expansion
@@ -15,8 +20,10 @@
  *
  * Every mode starts from an empty database, dropped at the end. Progress goes to stderr, the report to stdout.
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { defaultThreshold, expandDocumentsStep, loadSettings } from "@als/core";
+import { createEmbedder, type Embedder } from "@als/ai";
+import { embeddingTextOf, expandDocumentsStep, loadSettings } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { composeService } from "../apps/server/src/compose.ts";
@@ -32,12 +39,12 @@ import {
   USER_PLAYBOOKS,
 } from "./lib/labelled-retrieval-set.ts";
 import { hostFacts } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { postgresUrlOption, storageModesOption } from "./lib/options.ts";
 import type { StorageMode } from "./lib/seed.ts";
-import { markdownTable } from "./lib/stats.ts";
+import { markdownTable, percentile } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
 const UNTHROTTLED = { perSecond: 1_000_000, burst: 1_000_000 };
 
 type Kind = "profiles" | "user_playbooks" | "agent_playbooks";
@@ -55,6 +62,8 @@ interface LabelledQuery {
   userId: string | undefined;
   query: string;
   target: string;
+  /** The target's text as the service embeds it (a playbook's trigger and content). */
+  targetEmbeddingText: string;
 }
 
 interface Variant {
@@ -78,6 +87,7 @@ function options() {
     options: {
       modes: { type: "string", default: "embedded,full" },
       "postgres-url": { type: "string" },
+      "model-dir": { type: "string" },
       "expansion-llm": { type: "string" },
       "expansion-model": { type: "string", default: "gpt-4o-mini" },
     },
@@ -85,7 +95,8 @@ function options() {
   });
   const modes = storageModesOption(values.modes);
   const expansion = values["expansion-llm"] ? { baseUrl: values["expansion-llm"], model: values["expansion-model"] } : undefined;
-  return { modes, postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT), expansion };
+  const modelDir = values["model-dir"] === undefined ? defaultModelDir(ROOT) : resolve(values["model-dir"]);
+  return { modes, postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT), modelDir, expansion };
 }
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -105,13 +116,20 @@ function labelledQueries(): LabelledQuery[] {
   ];
   for (const { style, ...slice } of slices) {
     for (const [userId, profiles] of Object.entries(slice.profiles)) {
-      for (const [text, ...asked] of profiles) for (const query of asked) queries.push({ kind: "profiles", style, userId, query, target: text });
+      for (const [text, ...asked] of profiles) {
+        for (const query of asked) queries.push({ kind: "profiles", style, userId, query, target: text, targetEmbeddingText: text });
+      }
     }
     for (const [userId, playbooks] of Object.entries(slice.userPlaybooks)) {
-      for (const [, content, ...asked] of playbooks) for (const query of asked) queries.push({ kind: "user_playbooks", style, userId, query, target: content });
+      for (const [trigger, content, ...asked] of playbooks) {
+        const targetEmbeddingText = embeddingTextOf({ trigger, content });
+        for (const query of asked) queries.push({ kind: "user_playbooks", style, userId, query, target: content, targetEmbeddingText });
+      }
     }
-    for (const [, content, ...asked] of slice.agentPlaybooks)
-      for (const query of asked) queries.push({ kind: "agent_playbooks", style, userId: undefined, query, target: content });
+    for (const [trigger, content, ...asked] of slice.agentPlaybooks)
+      for (const query of asked) {
+        queries.push({ kind: "agent_playbooks", style, userId: undefined, query, target: content, targetEmbeddingText: embeddingTextOf({ trigger, content }) });
+      }
   }
   return queries;
 }
@@ -128,7 +146,12 @@ interface ExpansionModel {
   model: string;
 }
 
-async function runMode(mode: StorageMode, postgresUrl: string | undefined, expansion: ExpansionModel | undefined): Promise<Map<string, Score>> {
+async function runMode(
+  mode: StorageMode,
+  postgresUrl: string | undefined,
+  modelDir: string,
+  expansion: ExpansionModel | undefined,
+): Promise<Map<string, Score>> {
   const storage = await freshServiceStorage("retrieval_quality", mode, postgresUrl);
   // The key and, for a model the service does not know, its context window come from the environment.
   const llmEnv = expansion && {
@@ -138,7 +161,7 @@ async function runMode(mode: StorageMode, postgresUrl: string | undefined, expan
     ...(process.env.LLM_API_KEY && { LLM_API_KEY: process.env.LLM_API_KEY }),
     ...(process.env.LLM_CONTEXT_WINDOW_TOKENS && { LLM_CONTEXT_WINDOW_TOKENS: process.env.LLM_CONTEXT_WINDOW_TOKENS }),
   };
-  const settings = loadSettings({ ...storage.env, ...llmEnv, EMBEDDING_MODEL_DIR: MODEL_DIR, LOG_LEVEL: "error" });
+  const settings = loadSettings({ ...storage.env, ...llmEnv, EMBEDDING_MODEL_DIR: modelDir, LOG_LEVEL: "error" });
   const log = createLogger("error");
   const service = await composeService(settings, log);
   const rateLimits = { search: UNTHROTTLED, publish: UNTHROTTLED, write: UNTHROTTLED, read: UNTHROTTLED, sign_in: UNTHROTTLED };
@@ -215,10 +238,28 @@ async function measure(mode: StorageMode, post: (path: string, body: unknown) =>
   }
 }
 
+/**
+ * Cosine similarity of each labelled query with its target learning, as the vector arm computes
+ * it: the query through embedQuery, the learning's text through embedDocuments (each with the
+ * model's prefix). Vectors are unit length, so the dot product is the cosine.
+ */
+async function truePairSimilarities(embedder: Embedder, queries: LabelledQuery[]): Promise<number[]> {
+  const targets = await embedder.embedDocuments(queries.map((q) => q.targetEmbeddingText));
+  const similarities: number[] = [];
+  for (const [index, labelled] of queries.entries()) {
+    const query = await embedder.embedQuery(labelled.query);
+    similarities.push(query.reduce((sum, value, d) => sum + value * targets[index]![d]!, 0));
+  }
+  return similarities;
+}
+
 async function main() {
   const opts = options();
   const results = new Map<StorageMode, Map<string, Score>>();
-  for (const mode of opts.modes) results.set(mode, await runMode(mode, opts.postgresUrl, opts.expansion));
+  for (const mode of opts.modes) results.set(mode, await runMode(mode, opts.postgresUrl, opts.modelDir, opts.expansion));
+  const embedder = await createEmbedder({ kind: "local", modelDir: opts.modelDir });
+  const similarities = await truePairSimilarities(embedder, labelledQueries());
+  await embedder.close();
   const queries = labelledQueries();
   console.log(`## Retrieval quality of /api/search on the labelled set ${LABELLED_SET_VERSION} (${queries.length} queries)\n`);
   const rows: string[][] = [];
@@ -239,7 +280,12 @@ async function main() {
     ...STYLES.map((style) => `${style} ${queries.filter((q) => q.style === style).length}`),
   ].join(", ");
   console.log(`- queries: ${counts}; MRR over the first 10; one kind per request (entity_types), top_k 10`);
-  console.log(`- model all-MiniLM-L6-v2 int8; its default floor ${defaultThreshold("all-MiniLM-L6-v2-int8")}`);
+  const firstPercentile = percentile(similarities, 1);
+  console.log(
+    `- model ${embedder.modelId} (${opts.modelDir}); its default floor ${embedder.defaultThreshold}; ` +
+      `similarity of the ${similarities.length} true (query, learning) pairs: 1st percentile ${firstPercentile.toFixed(3)} ` +
+      `(floor by the rule: ${(Math.floor(firstPercentile * 20) / 20).toFixed(2)}), min ${Math.min(...similarities).toFixed(3)}, median ${percentile(similarities, 50).toFixed(3)}`,
+  );
   if (opts.expansion) console.log(`- expansion terms written by ${opts.expansion.model} at ${opts.expansion.baseUrl}`);
   for (const fact of hostFacts()) console.log(`- ${fact}`);
 }

@@ -24,12 +24,13 @@ import { createLogger } from "../apps/server/src/logger.ts";
 import { profileTexts, queryTexts } from "./lib/corpus.ts";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
 import { hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, postgresUrlOption, storageModesOption } from "./lib/options.ts";
 import type { StorageMode } from "./lib/seed.ts";
 import { markdownTable, mean, ms, percentile } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
+const MODEL_DIR = defaultModelDir(ROOT);
 const PROFILES_PER_USER = 100;
 /** Far above what one client at a time sends: the limiter still runs on every keyed request, it never refuses one. */
 const UNTHROTTLED = { perSecond: 1_000_000, burst: 1_000_000 };

@@ -17,6 +17,7 @@ import { buildApp } from "../apps/server/src/app.ts";
 import { composeService } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { hostFacts, loadAverage } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { markdownTable, ms, percentile } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -54,7 +55,7 @@ function longQuery(seed: number): string {
 const dataDir = await mkdtemp(`${tmpdir()}/als-search-overload-`);
 const settings = loadSettings({
   DATA_DIR: dataDir,
-  EMBEDDING_MODEL_DIR: `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`,
+  EMBEDDING_MODEL_DIR: defaultModelDir(ROOT),
   LOG_LEVEL: "error",
   ...(values.concurrency && { SERVICE_SEARCH_CONCURRENCY: values.concurrency }),
 });

@@ -21,6 +21,7 @@ import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, profileTexts, queryTexts } from "./lib/corpus.ts";
 import { type ArmSummary, captureSearchQuery, type ExplainSummary, explainSearch, type IterativeScan, writePlan } from "./lib/explain.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption } from "./lib/options.ts";
 import { type Corpus, openDataset, type SeedTimings, type Shape, type StorageMode, sizeLabel } from "./lib/seed.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
@@ -31,7 +32,7 @@ type EmbeddingCost = "included" | "excluded";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const CACHE_DIR = `${ROOT}/.cache/bench`;
-const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
+const MODEL_DIR = defaultModelDir(ROOT);
 const TOP_K = 10;
 
 function options() {

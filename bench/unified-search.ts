@@ -25,6 +25,7 @@ import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, prng, profileTexts, queryTexts } from "./lib/corpus.ts";
 import { type ArmSummary, captureRankedQuery, explainSearch, writePlan } from "./lib/explain.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, storageModesOption } from "./lib/options.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
 import { type Corpus, LEARNING_TABLES, type LearningsSeedTimings, openLearningsDataset, postgresServerUrl, type StorageMode, sizeLabel } from "./lib/seed.ts";
@@ -33,7 +34,7 @@ import { cachedEmbeddings } from "./lib/vector-cache.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const CACHE_DIR = `${ROOT}/.cache/bench`;
-const MODEL_DIR = `${ROOT}/.cache/models/all-MiniLM-L6-v2-int8`;
+const MODEL_DIR = defaultModelDir(ROOT);
 /** What the unified search request asks for, per entity type. */
 const TOP_K = 5;
 /** The depth of the recall comparison. */

@@ -5,7 +5,7 @@ export interface ReembedProfilesInput {
   orgId: string;
   projectId: string;
   modelId: string;
-  /** Profiles re-embedded by the earlier runs of this job, carried across continue-as-new. */
+  /** Rows re-embedded by the earlier runs of this job, carried across continue-as-new. */
   reembeddedBefore?: number;
   /** Steps before the run continues as new; the default keeps a run's history to about a thousand events. */
   stepsPerRun?: number;
@@ -13,9 +13,9 @@ export interface ReembedProfilesInput {
 
 export interface ReembedProfilesProgress {
   modelId: string;
-  /** Profiles re-embedded by the whole job so far (all runs). */
+  /** Rows (profiles, user and agent playbooks) re-embedded by the whole job so far (all runs). */
   reembedded: number;
-  /** Profiles of the project still carrying another model's vector; null until a step of this run reports. */
+  /** Rows of the project still carrying another model's vector; null until a step of this run reports. */
   remaining: number | null;
 }
 
@@ -31,13 +31,15 @@ const { reembedProfilesStep } = proxyActivities<Activities>({
 });
 
 /**
- * Re-embeds every profile of a project whose vector came from another model than `modelId`, one
- * idempotent batch per activity. The rows are the cursor, so a run resumed after its worker stopped,
- * or a retried step, never re-embeds a profile that is already done.
+ * Re-embeds every profile, user playbook and agent playbook of a project whose vector came from
+ * another model than `modelId`, one idempotent batch per activity. The rows are the cursor, so a run
+ * resumed after its worker stopped, or a retried step, never re-embeds a row that is already done.
+ * Named for the profiles it first covered: the workflow's name is recorded in the histories of jobs
+ * that may be running, so it stays.
  */
 export async function reembedProfilesWorkflow(input: ReembedProfilesInput): Promise<ReembedProfilesProgress> {
   const progress: ReembedProfilesProgress = { modelId: input.modelId, reembedded: input.reembeddedBefore ?? 0, remaining: null };
-  setHandler(progressQuery, () => progress, { description: "Profiles re-embedded by the whole job, and still stale" });
+  setHandler(progressQuery, () => progress, { description: "Rows re-embedded by the whole job, and still stale" });
   const stepsPerRun = input.stepsPerRun ?? DEFAULT_STEPS_PER_RUN;
   for (let step = 0; step < stepsPerRun && !workflowInfo().continueAsNewSuggested; step++) {
     const result = await reembedProfilesStep({ orgId: input.orgId, projectId: input.projectId, modelId: input.modelId, batchSize: BATCH_SIZE });
@@ -55,5 +57,5 @@ export async function reembedProfilesWorkflow(input: ReembedProfilesInput): Prom
 /** Operators see progress in the Temporal UI: the memo (list and describe) and the current details. */
 function publish(progress: ReembedProfilesProgress): void {
   upsertMemo({ reembedded: progress.reembedded, remaining: progress.remaining });
-  setCurrentDetails(`Re-embedded **${progress.reembedded}** profiles with \`${progress.modelId}\`; **${progress.remaining}** remaining.`);
+  setCurrentDetails(`Re-embedded **${progress.reembedded}** profiles and playbooks with \`${progress.modelId}\`; **${progress.remaining}** remaining.`);
 }

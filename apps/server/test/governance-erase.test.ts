@@ -166,7 +166,8 @@ describe("erase-user", () => {
     expect((await ok("POST", "/api/get_profiles", { user_id: SUBJECT })).user_profiles).toEqual([]);
     expect((await ok("POST", "/api/get_user_playbooks", { user_id: SUBJECT })).user_playbooks).toEqual([]);
     expect((await ok("POST", "/api/get_interactions", { user_id: SUBJECT })).interactions).toEqual([]);
-    const searched = await ok("POST", "/api/search", { query: "golden retriever vegan", user_id: SUBJECT });
+    // The subject's own kinds only: a search that serves anything (an agent playbook) records evidence naming the subject.
+    const searched = await ok("POST", "/api/search", { query: "golden retriever vegan", user_id: SUBJECT, entity_types: ["profiles", "user_playbooks"] });
     expect([...searched.profiles, ...searched.user_playbooks]).toEqual([]);
     const bundle = await exportOf(SUBJECT);
     expect(Object.values(bundle.counts).every((count) => count === 0)).toBe(true);

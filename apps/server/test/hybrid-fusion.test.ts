@@ -26,8 +26,13 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-/** Gives the row a unit vector whose cosine similarity to the query's vector is `similarity`. */
-async function placeRow(query: string, name: string, similarity: number): Promise<void> {
+/**
+ * Gives the row a unit vector whose relevance to the query (FUSION: its similarity rescaled from
+ * the model's floor) is `relevance`.
+ */
+async function placeRow(query: string, name: string, relevance: number): Promise<void> {
+  const floor = svc.deps.embedder.defaultThreshold;
+  const similarity = floor + relevance * (1 - floor);
   const q = await svc.deps.embedder.embedQuery(query);
   // A unit vector orthogonal to q (Gram-Schmidt from the first axis), mixed in.
   const other = q.map((value, index) => (index === 0 ? 1 : 0) - q[0]! * value);

@@ -41,7 +41,9 @@ describe("reading interactions", () => {
   });
 
   test("search_interactions finds by meaning, by words, or both, within the user", async () => {
-    expect(contents(await search({ user_id: "ana", query: "travel to Asia", search_mode: "vector", top_k: 2 }))).toContain("My flight to Tokyo leaves at dawn");
+    expect(contents(await search({ user_id: "ana", query: "journey to Asia by air", search_mode: "vector", top_k: 2 }))).toContain(
+      "My flight to Tokyo leaves at dawn",
+    );
     expect(contents(await search({ user_id: "ana", query: "Trattoria", search_mode: "fts" }))).toEqual(["Booked Trattoria Roma for 1pm"]);
     expect(contents(await search({ user_id: "ana", query: "toner" }))).not.toContain("Order more printer toner");
   });

@@ -77,6 +77,7 @@ function slowCountingEmbedder(inner: Embedder, delayMs: number) {
   const embedder: Embedder = {
     modelId: inner.modelId,
     dimensions: inner.dimensions,
+    defaultThreshold: inner.defaultThreshold,
     embedDocuments: (texts) => inner.embedDocuments(texts),
     async embedQuery(text) {
       counter.queries++;
@@ -147,7 +148,8 @@ describe("POST /api/search: results", () => {
   });
 
   test("profiles are searched only for a user_id, and user_id scopes profiles and user playbooks", async () => {
-    const anonymous = await search({ query: "hiking", ...everything, top_k: 100 });
+    // Without agent playbooks, which would stand in for the user playbooks they were made from.
+    const anonymous = await search({ query: "hiking", ...everything, top_k: 100, entity_types: ["profiles", "user_playbooks"] });
     expect(anonymous.profiles).toEqual([]);
     expect(new Set(anonymous.user_playbooks.map((p) => p.user_id))).toContain("ben");
     const ana = await search({ query: "hiking", user_id: "ana", ...everything, top_k: 100, entity_types: ["profiles", "user_playbooks"] });

@@ -1,4 +1,4 @@
-import { type CoreDeps, reembedProfilesStep, runAggregationStep, runGenerationStep, runLearningStep, runPurgeStep, type StepOutcome } from "@als/core";
+import { type CoreDeps, reembedStaleRowsStep, runAggregationStep, runGenerationStep, runLearningStep, runPurgeStep, type StepOutcome } from "@als/core";
 import type { Activities } from "@als/workflows/activities";
 import { learnUserWorkflowId } from "@als/workflows/workflow-ids";
 import { ApplicationFailure, Context } from "@temporalio/activity";
@@ -8,13 +8,15 @@ const HEARTBEAT_MS = 5_000;
 /** The activities of this worker process: thin calls of domain steps over deps composed once. */
 export function createActivities(deps: CoreDeps): Activities {
   return {
+    // Named for the profiles it first covered; it re-embeds every kind now (reembedStaleRowsStep). The
+    // name is recorded in the histories of jobs that may be running, so it stays.
     async reembedProfilesStep({ orgId, projectId, modelId, batchSize }) {
       // During a rolling model change, workers of both models poll the same queue; a retry lands the
       // step on a worker of the right model instead of writing vectors of the wrong one.
       if (deps.embedder.modelId !== modelId) {
         throw ApplicationFailure.retryable(`this worker embeds with ${deps.embedder.modelId}, not ${modelId}`, "EmbeddingModelMismatch");
       }
-      return reembedProfilesStep(deps, { orgId, projectId }, batchSize);
+      return reembedStaleRowsStep(deps, { orgId, projectId }, batchSize);
     },
 
     // These steps heartbeat while the LLM works, so a worker that dies mid-step is noticed in seconds.

@@ -17,6 +17,6 @@ export function startReembedProfiles(client: Client, taskQueue: string, scope: S
     workflowIdConflictPolicy: "FAIL",
     workflowIdReusePolicy: "ALLOW_DUPLICATE",
     args: [job],
-    staticSummary: `Re-embed the profiles of ${scope.orgId}/${scope.projectId} with ${modelId}`,
+    staticSummary: `Re-embed the profiles and playbooks of ${scope.orgId}/${scope.projectId} with ${modelId}`,
   });
 }

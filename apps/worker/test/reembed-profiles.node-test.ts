@@ -7,7 +7,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { loadSettings, type Settings } from "@als/core";
-import { type Database, openDatabase, profiles, type Scope } from "@als/db";
+import { type Database, openDatabase, profiles, type Scope, staleEmbeddings } from "@als/db";
 import { progressQuery, type ReembedProfilesProgress, reembedProfilesWorkflow } from "@als/workflows";
 import { reembedProfilesWorkflowId } from "@als/workflows/workflow-ids";
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from "@temporalio/client";
@@ -15,12 +15,12 @@ import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { workflowMetadataQuery } from "@temporalio/workflow";
 import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
 import { registerProject } from "../../../test/support/register-project.ts";
-import { seedProfilesOfRetiredModel } from "../../../test/support/retired-profiles.ts";
+import { seedPlaybooksOfRetiredModel, seedProfilesOfRetiredModel } from "../../../test/support/retired-model-rows.ts";
 import { startReembedProfiles } from "../src/start-reembed-profiles.ts";
 import { startWorker } from "../src/start-worker.ts";
 import { embeddingWriteCounts, recordEmbeddingWrites } from "./stale-profiles.ts";
 
-const MODEL_DIR = fileURLToPath(new URL("../../../.cache/models/all-MiniLM-L6-v2-int8", import.meta.url));
+const MODEL_DIR = fileURLToPath(new URL("../../../.cache/models/e5-small-v2-int8", import.meta.url));
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
@@ -69,17 +69,19 @@ after(async () => {
  */
 const newScope = (): Promise<Scope> => registerProject(db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "catalogue" });
 
-test("a worker starting up re-embeds every stale profile once, and search by meaning works again", { timeout: 120_000 }, async () => {
+test("a worker starting up re-embeds every stale profile and playbook once, and search by meaning works again", { timeout: 120_000 }, async () => {
   const scope = await newScope();
   const modelId = embedder.modelId;
   await seedProfilesOfRetiredModel(db, scope, 600);
+  // 30 user playbooks and 30 agent playbooks: the same job covers them, after the profiles.
+  await seedPlaybooksOfRetiredModel(db, scope, 30);
 
   const worker = await startWorker(settings, log);
   try {
     const handle = client.workflow.getHandle<typeof reembedProfilesWorkflow>(reembedProfilesWorkflowId({ ...scope, modelId }));
     const result = await handle.result();
-    assert.deepEqual(result, { modelId, reembedded: 600, remaining: 0 });
-    assert.equal(await profiles.countProfilesWithStaleEmbedding(db, scope, modelId), 0);
+    assert.deepEqual(result, { modelId, reembedded: 660, remaining: 0 });
+    assert.equal(await staleEmbeddings.countRowsWithStaleEmbedding(db, scope, modelId), 0);
     assert.deepEqual(await embeddingWriteCounts(db, scope), { 1: 600 });
 
     // Only vectors of the query's model are compared, so this finds nothing unless the rows were re-embedded.
@@ -91,6 +93,7 @@ test("a worker starting up re-embeds every stale profile once, and search by mea
         mode: "vector",
         queryVector: await embedder.embedQuery("insects honey"),
         embeddingModel: modelId,
+        similarityFloor: embedder.defaultThreshold,
         topK: 3,
       },
     );
@@ -102,10 +105,10 @@ test("a worker starting up re-embeds every stale profile once, and search by mea
     // What an operator sees: the query, the memo (list and describe), the current details and summary.
     assert.deepEqual(await handle.query(progressQuery), result);
     const description = await handle.describe();
-    assert.deepEqual(description.memo, { reembedded: 600, remaining: 0 });
-    assert.equal(await description.staticSummary(), `Re-embed the profiles of ${scope.orgId}/${scope.projectId} with ${modelId}`);
+    assert.deepEqual(description.memo, { reembedded: 660, remaining: 0 });
+    assert.equal(await description.staticSummary(), `Re-embed the profiles and playbooks of ${scope.orgId}/${scope.projectId} with ${modelId}`);
     const metadata = await handle.query(workflowMetadataQuery);
-    assert.equal(metadata.currentDetails, `Re-embedded **600** profiles with \`${modelId}\`; **0** remaining.`);
+    assert.equal(metadata.currentDetails, `Re-embedded **660** profiles and playbooks with \`${modelId}\`; **0** remaining.`);
   } finally {
     worker.shutdown();
     await worker.finished;
@@ -140,7 +143,7 @@ test("a second start collides, and a job outlives its worker shutting down mid-r
   const second = await startWorker(settings, log);
   try {
     assert.deepEqual(await handle.result(), { modelId, reembedded: total, remaining: 0 });
-    assert.equal(await profiles.countProfilesWithStaleEmbedding(db, scope, modelId), 0);
+    assert.equal(await staleEmbeddings.countRowsWithStaleEmbedding(db, scope, modelId), 0);
     assert.deepEqual(await embeddingWriteCounts(db, scope), { 1: total });
 
     const histories = await historiesOfEveryRun(handle.workflowId, handle.firstExecutionRunId);

@@ -4,7 +4,12 @@ export interface Embedder {
   readonly modelId: string;
   /** Length of every vector (the database column is vector(384)). */
   readonly dimensions: number;
-  /** One unit-length vector per text, in input order; batches internally. */
+  /**
+   * The vector arm's similarity floor when a search sets none: where unrelated texts fall depends
+   * on the model (local models: their manifest; OpenAI-compatible servers: a general fallback).
+   */
+  readonly defaultThreshold: number;
+  /** One unit-length vector per text to be stored, in input order; batches internally. */
   embedDocuments(texts: string[], options?: EmbedOptions): Promise<number[][]>;
   /** Served from a bounded LRU cache; concurrent identical queries share one computation. */
   embedQuery(text: string, options?: EmbedOptions): Promise<number[]>;
@@ -24,4 +29,7 @@ export type EmbedderOptions =
   | { kind: "openai"; baseUrl: string; apiKey?: string; model: string; dimensions: number; timeoutMs?: number };
 
 /** What each kind of embedder implements; the query cache adds embedQuery on top. */
-export type EmbeddingProvider = Omit<Embedder, "embedQuery">;
+export interface EmbeddingProvider extends Omit<Embedder, "embedQuery"> {
+  /** Like embedDocuments, for search queries: a model trained with prefixes embeds them differently. */
+  embedQueries(texts: string[], options?: EmbedOptions): Promise<number[][]>;
+}

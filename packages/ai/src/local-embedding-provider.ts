@@ -15,6 +15,10 @@ export interface LocalEmbeddingOptions {
 /** Texts per worker task: large enough to amortize the model call, small enough to spread a batch over the pool. */
 const textsPerTask = 32;
 
+function withPrefix(prefix: string, texts: string[]): string[] {
+  return prefix === "" ? texts : texts.map((text) => prefix + text);
+}
+
 /**
  * Runs the ONNX sentence-embedding model in a pool of worker threads. Resolves only once the
  * model has embedded a text in every thread, so a broken install fails at start-up.
@@ -32,7 +36,7 @@ export async function createLocalEmbeddingProvider(options: LocalEmbeddingOption
     return texts.map((_, row) => Array.from(vectors.subarray(row * manifest.dimensions, (row + 1) * manifest.dimensions)));
   }
 
-  async function embedDocuments(texts: string[], options?: EmbedOptions): Promise<number[][]> {
+  async function embedTexts(texts: string[], options?: EmbedOptions): Promise<number[][]> {
     // Texts of similar length share a task so that little of each batch is padding.
     const order = texts.map((_, index) => index).sort((a, b) => texts[a]!.length - texts[b]!.length);
     const batches = chunk(order, textsPerTask);
@@ -61,5 +65,14 @@ export async function createLocalEmbeddingProvider(options: LocalEmbeddingOption
     );
   }
 
-  return { modelId: manifest.modelId, dimensions: manifest.dimensions, embedDocuments, close: () => pool.close() };
+  // Models trained with prefixes (e5: "query: ", "passage: ") compare a query with a stored text
+  // only when each carries its own; the prefix goes first, so truncation never cuts it.
+  return {
+    modelId: manifest.modelId,
+    dimensions: manifest.dimensions,
+    defaultThreshold: manifest.defaultThreshold,
+    embedDocuments: (texts, options) => embedTexts(withPrefix(manifest.documentPrefix, texts), options),
+    embedQueries: (texts, options) => embedTexts(withPrefix(manifest.queryPrefix, texts), options),
+    close: () => pool.close(),
+  };
 }

@@ -20,6 +20,12 @@ const EmbeddingsResponse = z.object({
 
 /** Inputs per request; servers cap it (OpenAI at 2048), local ones are slower with large batches. */
 const textsPerRequest = 64;
+/**
+ * The similarity floor for a served model, of which nothing has been measured here: large embedding
+ * models put unrelated texts higher than the small local ones do, hence a floor above theirs. A
+ * search that needs another one sets `threshold`.
+ */
+const FALLBACK_THRESHOLD = 0.45;
 const backoff: BackoffPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4_000 };
 
 /** A failed embeddings request; `transient` failures (429, 5xx, network, timeout) are retried. */
@@ -92,15 +98,20 @@ export function createOpenAiCompatibleEmbeddingProvider(options: OpenAiCompatibl
     });
   }
 
+  async function embedTexts(texts: string[]): Promise<number[][]> {
+    const vectors: number[][] = [];
+    // One request at a time, to stay within the server's rate limits.
+    for (const batch of chunk(texts, textsPerRequest)) vectors.push(...(await embedBatch(batch)));
+    return vectors;
+  }
+
   return {
     modelId: options.model,
     dimensions: options.dimensions,
-    async embedDocuments(texts) {
-      const vectors: number[][] = [];
-      // One request at a time, to stay within the server's rate limits.
-      for (const batch of chunk(texts, textsPerRequest)) vectors.push(...(await embedBatch(batch)));
-      return vectors;
-    },
+    defaultThreshold: FALLBACK_THRESHOLD,
+    // The API has no notion of query and document; a model needing prefixes gets them from its caller.
+    embedDocuments: embedTexts,
+    embedQueries: embedTexts,
     close: async () => {},
   };
 }

@@ -19,7 +19,7 @@ export function withQueryCache(provider: EmbeddingProvider, maxEntries: number):
       return cached;
     }
     const stop = new AbortController();
-    const computed = provider.embedDocuments([text], { signal: stop.signal }).then(([vector]) => vector!);
+    const computed = provider.embedQueries([text], { signal: stop.signal }).then(([vector]) => vector!);
     cache.set(text, computed);
     pending.set(computed, { interested: 0, stop });
     computed.then(
@@ -62,6 +62,7 @@ export function withQueryCache(provider: EmbeddingProvider, maxEntries: number):
   return {
     modelId: provider.modelId,
     dimensions: provider.dimensions,
+    defaultThreshold: provider.defaultThreshold,
     embedDocuments: (texts, options) => provider.embedDocuments(texts, options),
     embedQuery,
     close: () => provider.close(),

@@ -1,5 +1,5 @@
 // Measures the local embedder by hand (not part of `bun test`):
-//   bun packages/ai/test/measure-local-embedder.ts            (or: node --import tsx ...)
+//   bun packages/ai/test/measure-local-embedder.ts [model dir]   (or: node --import tsx ...; default: the default model)
 // Prints embedDocuments throughput on 1,000 ten-word sentences and uncached embedQuery latency.
 import { availableParallelism } from "node:os";
 import { createEmbedder } from "../src/index.ts";
@@ -17,10 +17,10 @@ function sentence(seed: number): string {
 }
 
 const poolSize = 2;
-const embedder = await createEmbedder({ kind: "local", modelDir: MODEL_DIR, poolSize });
+const embedder = await createEmbedder({ kind: "local", modelDir: process.argv[2] ?? MODEL_DIR, poolSize });
 const { bun } = process.versions as { bun?: string };
 const runtime = bun === undefined ? `node ${process.versions.node}` : `bun ${bun}`;
-console.log(`${runtime}, pool of ${poolSize}, ${availableParallelism()} cores`);
+console.log(`${embedder.modelId}; ${runtime}, pool of ${poolSize}, ${availableParallelism()} cores`);
 
 for (let run = 1; run <= 3; run++) {
   const texts = Array.from({ length: 1_000 }, (_, i) => sentence(run * 10_000 + i));

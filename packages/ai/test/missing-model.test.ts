@@ -15,10 +15,35 @@ test("a missing model fails at creation, saying how to install it", async () => 
 test("a model dir whose model files are missing fails at creation, not on the first request", async () => {
   const modelDir = await mkdtemp(join(tmpdir(), "broken-model-"));
   try {
-    await writeFile(join(modelDir, "manifest.json"), JSON.stringify({ modelId: "all-MiniLM-L6-v2-int8", dimensions: 384, maxSequenceLength: 256 }));
+    await writeFile(
+      join(modelDir, "manifest.json"),
+      JSON.stringify({
+        modelId: "e5-small-v2-int8",
+        dimensions: 384,
+        maxSequenceLength: 512,
+        pooling: "mean",
+        queryPrefix: "query: ",
+        documentPrefix: "passage: ",
+        defaultThreshold: 0.7,
+        files: {},
+      }),
+    );
     const creation = createEmbedder({ kind: "local", modelDir, poolSize: 1 });
     await expect(creation).rejects.toBeInstanceOf(EmbedderUnavailableError);
     await expect(creation).rejects.toThrow("install-model.sh");
+  } finally {
+    await rm(modelDir, { recursive: true, force: true });
+  }
+});
+
+test("a manifest of an older install (no prefixes, pooling or floor) fails at creation, naming what is missing", async () => {
+  const modelDir = await mkdtemp(join(tmpdir(), "old-manifest-"));
+  try {
+    await writeFile(join(modelDir, "manifest.json"), JSON.stringify({ modelId: "all-MiniLM-L6-v2-int8", dimensions: 384, maxSequenceLength: 256 }));
+    const creation = createEmbedder({ kind: "local", modelDir, poolSize: 1 });
+    await expect(creation).rejects.toBeInstanceOf(EmbedderUnavailableError);
+    await expect(creation).rejects.toThrow("defaultThreshold");
+    await expect(creation).rejects.toThrow("reinstall");
   } finally {
     await rm(modelDir, { recursive: true, force: true });
   }

@@ -9,8 +9,8 @@ test("the local embedder works under Node (node --import tsx), as in the Tempora
   expect(exitCode).toBe(0);
   const result = JSON.parse(stdout);
   expect(result.bun).toBe(false);
-  expect(result).toMatchObject({ modelId: "all-MiniLM-L6-v2-int8", dimensions: 384 });
+  expect(result).toMatchObject({ modelId: "e5-small-v2-int8", dimensions: 384 });
   expect(result.norm).toBeCloseTo(1, 5);
-  expect(result.close).toBeGreaterThan(result.far + 0.3);
-  expect(result.query).toBeCloseTo(1, 5);
+  expect(result.close).toBeGreaterThan(result.far + 0.1);
+  expect(result.query).toBeGreaterThan(0.9);
 });

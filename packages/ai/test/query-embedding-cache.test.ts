@@ -26,7 +26,9 @@ test("a computation shared by callers stops only once every caller waiting for i
     {
       modelId: "fake",
       dimensions: 1,
-      embedDocuments: (texts, options) =>
+      defaultThreshold: 0,
+      embedDocuments: async () => [],
+      embedQueries: (texts, options) =>
         new Promise<number[][]>((resolve, reject) => {
           started.push({ text: texts[0]!, signal: options?.signal, finish: () => resolve([[1]]) });
           options?.signal?.addEventListener("abort", () => reject(options.signal!.reason));

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createComputePool } from "../src/index.ts";
 
-const modelDir = new URL("../../../.cache/models/all-MiniLM-L6-v2-int8", import.meta.url).pathname;
+const modelDir = new URL("../../../.cache/models/e5-small-v2-int8", import.meta.url).pathname;
 const pool = createComputePool({ threads: 1 });
 afterAll(() => pool.close());
 

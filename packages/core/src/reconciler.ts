@@ -1,11 +1,11 @@
-import { aggregation, documentExpansion, generationRuns, learning, profiles, purgeOperations, type Scope } from "@als/db";
+import { aggregation, documentExpansion, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { BackgroundLoop } from "./background-loop.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
 import { runPurgeStep } from "./governance/purge-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
-import { type ReembedProgress, reembedProfilesStep } from "./profiles/reembed-profiles.ts";
+import { type ReembedProgress, reembedStaleRowsStep } from "./reembed-stale-rows.ts";
 import { startDocumentExpansionLoop } from "./search/document-expansion-loop.ts";
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
@@ -29,7 +29,7 @@ const parseKey = (key: UserKey) => {
 
 /**
  * The embedded mode's orchestrator: it calls the same idempotent steps that Temporal workflows call
- * as activities in full mode, in this process. Its first pass re-embeds stale profiles and picks up
+ * as activities in full mode, in this process. Its first pass re-embeds stale profiles and playbooks and picks up
  * every user with interactions not yet learned from (so a restart loses nothing); after that,
  * `wakeUser` queues a user whose stream moved, and sleeping users (a short window waiting for its
  * inactivity deadline, a retry's backoff) are woken when their time comes. Every pass also runs the
@@ -113,7 +113,7 @@ export class Reconciler {
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
-        await this.reembedStaleProfiles();
+        await this.reembedStaleRows();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;
       }
@@ -204,10 +204,10 @@ export class Reconciler {
     return next;
   }
 
-  private async reembedStaleProfiles(): Promise<void> {
-    for (const scope of await profiles.findScopesWithStaleEmbeddings(this.deps.db, this.deps.embedder.modelId)) {
+  private async reembedStaleRows(): Promise<void> {
+    for (const scope of await staleEmbeddings.findScopesWithStaleEmbeddings(this.deps.db, this.deps.embedder.modelId)) {
       let progress: ReembedProgress;
-      do progress = await reembedProfilesStep(this.deps, scope, REEMBED_BATCH);
+      do progress = await reembedStaleRowsStep(this.deps, scope, REEMBED_BATCH);
       while (progress.remaining > 0 && progress.reembedded > 0);
     }
   }

@@ -51,6 +51,8 @@ export * as searchSessions from "./queries/search-sessions.ts";
 export * as serviceSecrets from "./queries/service-secrets.ts";
 export type { ListedSessionOutcome, OutcomeFilters, SessionOutcomeRecord } from "./queries/session-outcomes.ts";
 export * as sessionOutcomes from "./queries/session-outcomes.ts";
+export type { EmbeddedKind, StaleRow } from "./queries/stale-embeddings.ts";
+export * as staleEmbeddings from "./queries/stale-embeddings.ts";
 export type { SubjectSection } from "./queries/subject-data.ts";
 export * as subjectData from "./queries/subject-data.ts";
 export type { UserPlaybookRecord } from "./queries/user-playbooks.ts";

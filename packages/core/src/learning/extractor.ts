@@ -1,5 +1,5 @@
 import type { LlmUsage } from "@als/ai";
-import type { Extractor, InteractionRecord, RequestRecord, Scope, Sql } from "@als/db";
+import type { Extractor, InteractionRecord, RankedQuery, RequestRecord, Scope, Sql } from "@als/db";
 import type { z } from "zod";
 import type { ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
@@ -73,6 +73,19 @@ export interface ExtractorSpec<C, S extends z.ZodType = z.ZodType> {
   commit(tx: Sql, deps: CoreDeps, scope: Scope, plan: LearningPlan<C>, origin: WindowOrigin): Promise<number>;
   /** Deletes the user's learnings of a generation (a rerun replaces the one an earlier rerun left unpromoted). */
   deleteGeneration(sql: Sql, scope: Scope, userId: string, generation: Generation): Promise<void>;
+}
+
+/** The hybrid search of `similar`: a candidate's text and vector against the user's learnings. */
+export function similarityQuery(deps: Pick<CoreDeps, "embedder">, search: { text: string; vector: number[]; topK: number }): RankedQuery {
+  const { embedder } = deps;
+  return {
+    mode: "hybrid",
+    queryVector: search.vector,
+    queryText: search.text,
+    embeddingModel: embedder.modelId,
+    similarityFloor: embedder.defaultThreshold,
+    topK: search.topK,
+  };
 }
 
 export interface WindowResult {

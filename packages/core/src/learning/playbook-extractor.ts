@@ -2,7 +2,7 @@ import { userPlaybooks } from "@als/db";
 import { z } from "zod";
 import { embeddingTextOf } from "../playbooks/playbook-text.ts";
 import { DEFAULT_PLAYBOOK_DEFINITION } from "./default-definitions.ts";
-import { CURRENT_GENERATION, type ExtractorSpec } from "./extractor.ts";
+import { CURRENT_GENERATION, type ExtractorSpec, similarityQuery } from "./extractor.ts";
 
 const KNOWN_SHOWN = 100;
 
@@ -44,7 +44,7 @@ export const playbookExtractor: ExtractorSpec<PlaybookCandidate, typeof Playbook
       deps.db,
       scope,
       { userId: search.userId, statuses: [generation.status], agentVersion: generation.agentVersion },
-      { mode: "hybrid", queryVector: search.vector, queryText: search.text, embeddingModel: deps.embedder.modelId, topK: search.topK },
+      similarityQuery(deps, search),
     );
     return found.map((p) => ({ id: String(p.user_playbook_id), text: embeddingTextOf(p), similarity: p.similarity }));
   },

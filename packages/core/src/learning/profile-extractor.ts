@@ -3,7 +3,7 @@ import { profileChangeLog, profiles } from "@als/db";
 import { z } from "zod";
 import { expiryOf } from "../profiles/profile-view.ts";
 import { DEFAULT_PROFILE_DEFINITION } from "./default-definitions.ts";
-import { CURRENT_GENERATION, type ExtractorSpec } from "./extractor.ts";
+import { CURRENT_GENERATION, type ExtractorSpec, similarityQuery } from "./extractor.ts";
 
 const KNOWN_SHOWN = 100;
 
@@ -38,7 +38,7 @@ export const profileExtractor: ExtractorSpec<ProfileCandidate, typeof ProfileExt
       deps.db,
       scope,
       { userId: search.userId, statuses: [generation.status], liveAt: deps.now() },
-      { mode: "hybrid", queryVector: search.vector, queryText: search.text, embeddingModel: deps.embedder.modelId, topK: search.topK },
+      similarityQuery(deps, search),
     );
     return found.map((p) => ({ id: p.profile_id, text: p.content, similarity: p.similarity }));
   },

@@ -1,13 +1,14 @@
 import type { SearchMode } from "@als/contract";
 import type { CoreDeps } from "../deps.ts";
 import { reformulateQuery } from "./reformulate-query.ts";
-import { defaultThreshold } from "./threshold.ts";
 
 export interface QueryPlan {
   mode: SearchMode;
   queryText: string;
   queryVector?: number[];
   threshold: number;
+  /** The model's own floor, from which hybrid fusion rescales similarities (whatever `threshold` the request set). */
+  similarityFloor: number;
   /** The model the query vector came from; the vector arm only compares vectors of that model. */
   embeddingModel: string;
 }
@@ -26,7 +27,8 @@ export async function planQuery(
   const plan: QueryPlan = {
     mode,
     queryText: query,
-    threshold: request.threshold ?? defaultThreshold(deps.embedder.modelId),
+    threshold: request.threshold ?? deps.embedder.defaultThreshold,
+    similarityFloor: deps.embedder.defaultThreshold,
     embeddingModel: deps.embedder.modelId,
   };
   if (mode !== "fts") plan.queryVector = await deps.embedder.embedQuery(query);

@@ -50,6 +50,7 @@ export async function rankedRows<R, F, Id extends string | number>(
   const fused = fuseByScore(
     nearest.map((hit) => ({ id: table.idOfPoint(hit.id), similarity: hit.similarity })),
     matching.map((row) => ({ id: table.idOf(row), textScore: row.text_score ?? 0 })),
+    query.similarityFloor,
   );
   const rows = new Map((await table.readByIds(deps.db, scope, filters, fused)).map((row) => [table.idOf(row), row]));
   return fused.flatMap((id) => rows.get(id) ?? []).slice(0, query.topK);

@@ -8,10 +8,12 @@ import { FUSION } from "@als/db";
 export function fuseByScore<Id extends string | number>(
   nearest: readonly { id: Id; similarity: number }[],
   matching: readonly { id: Id; textScore: number }[],
+  similarityFloor: number,
 ): Id[] {
-  const found = new Map<Id, { similarity: number; textScore: number }>();
-  for (const { id, similarity } of nearest) found.set(id, { similarity, textScore: 0 });
-  for (const { id, textScore } of matching) found.set(id, { similarity: found.get(id)?.similarity ?? 0, textScore });
-  const scored = [...found].map(([id, arms]) => ({ id, score: FUSION.vector * arms.similarity + FUSION.text * arms.textScore }));
+  const relevance = (similarity: number) => (similarityFloor === 1 ? 0 : Math.max(similarity - similarityFloor, 0) / (1 - similarityFloor));
+  const found = new Map<Id, { relevance: number; textScore: number }>();
+  for (const { id, similarity } of nearest) found.set(id, { relevance: relevance(similarity), textScore: 0 });
+  for (const { id, textScore } of matching) found.set(id, { relevance: found.get(id)?.relevance ?? 0, textScore });
+  const scored = [...found].map(([id, arms]) => ({ id, score: FUSION.vector * arms.relevance + FUSION.text * arms.textScore }));
   return scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(({ id }) => id);
 }

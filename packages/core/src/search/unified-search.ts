@@ -204,6 +204,7 @@ function embeddingOnce(embedder: Embedder, signal?: AbortSignal): Embedder {
   return {
     modelId: embedder.modelId,
     dimensions: embedder.dimensions,
+    defaultThreshold: embedder.defaultThreshold,
     embedDocuments: (texts) => embedder.embedDocuments(texts, signal && { signal }),
     embedQuery(text) {
       let vector = vectors.get(text);

@@ -167,59 +167,6 @@ export async function countProfiles(sql: Sql, scope: Scope, userId?: string): Pr
   return row!;
 }
 
-/** Profiles whose embedding came from another model than `modelId`, in a stable order, for re-embedding. */
-export async function findProfilesWithStaleEmbedding(
-  sql: Sql,
-  scope: Scope,
-  modelId: string,
-  limit: number,
-): Promise<{ profile_id: string; content: string }[]> {
-  return sql.query(
-    `SELECT profile_id, content FROM profiles
-     WHERE org_id = $1 AND project_id = $2 AND embedding_model IS DISTINCT FROM $3
-     ORDER BY profile_id LIMIT $4`,
-    [scope.orgId, scope.projectId, modelId, limit],
-  );
-}
-
-export async function countProfilesWithStaleEmbedding(sql: Sql, scope: Scope, modelId: string): Promise<number> {
-  const [row] = await sql.query<{ n: number }>(
-    `SELECT count(*)::int8 AS n FROM profiles WHERE org_id = $1 AND project_id = $2 AND embedding_model IS DISTINCT FROM $3`,
-    [scope.orgId, scope.projectId, modelId],
-  );
-  return row!.n;
-}
-
-/**
- * Stores new embeddings, but only where the content is still the one that was embedded, so a
- * concurrent edit is never overwritten with the vector of its old text.
- */
-export async function storeProfileEmbeddings(
-  sql: Sql,
-  scope: Scope,
-  modelId: string,
-  updates: { profile_id: string; content: string; embedding: number[] }[],
-): Promise<number> {
-  if (updates.length === 0) return 0;
-  const rows = await sql.query(
-    `UPDATE profiles p SET embedding = u.embedding::vector, embedding_model = $3
-     FROM unnest($4::text[], $5::text[], $6::text[]) AS u(profile_id, content, embedding)
-     WHERE p.org_id = $1 AND p.project_id = $2 AND p.profile_id = u.profile_id AND p.content = u.content
-     RETURNING p.profile_id`,
-    [scope.orgId, scope.projectId, modelId, updates.map((u) => u.profile_id), updates.map((u) => u.content), updates.map((u) => vectorLiteral(u.embedding))],
-  );
-  return rows.length;
-}
-
-/** The projects holding profiles whose vector came from another model than `modelId`. */
-export async function findScopesWithStaleEmbeddings(sql: Sql, modelId: string): Promise<Scope[]> {
-  const rows = await sql.query<{ org_id: string; project_id: string }>(
-    "SELECT DISTINCT org_id, project_id FROM profiles WHERE embedding_model IS DISTINCT FROM $1",
-    [modelId],
-  );
-  return rows.map((row) => ({ orgId: row.org_id, projectId: row.project_id }));
-}
-
 /** The users (one, when `userId` is given) with PENDING profiles waiting for an upgrade, in id order. */
 export async function findUsersWithPendingProfiles(sql: Sql, scope: Scope, userId?: string): Promise<string[]> {
   const params = new Params();

@@ -4,8 +4,10 @@ export type SearchMode = "vector" | "fts" | "hybrid";
 
 /**
  * How hybrid search fuses its arms: a row scores
- *   vector × its cosine similarity + text × its text score,
- * each 0 where that arm did not find the row. The text score is ts_rank_cd normalised to [0, 1)
+ *   vector × its relevance + text × its text score,
+ * each 0 where that arm did not find the row. The relevance is the cosine similarity rescaled from
+ * the model's floor (where it puts unrelated texts: 0.1 for MiniLM, 0.7 for e5) to 1, so the
+ * weights mean the same for models whose similarities span different ranges. The text score is ts_rank_cd normalised to [0, 1)
  * (rank / (rank + 1)), cut to `partialMatch` of itself unless the row holds every distinctive
  * word of the query: a paraphrase shares a stray word with many wrong rows, while a query for a
  * name or code matches its row whole. Chosen on bench/retrieval-quality.ts (labelled set v2):
@@ -34,6 +36,8 @@ export interface RankedSearchSpec {
   text?: string;
   /** The vector arm keeps rows whose cosine similarity is above this. */
   threshold?: number;
+  /** The model's floor, from which fusion rescales similarities (FUSION). */
+  similarityFloor: number;
   topK: number;
 }
 
@@ -63,7 +67,9 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
       ORDER BY text_score DESC, id LIMIT ${params.add(depth)}) matches`);
   }
   if (arms.length === 0) throw new Error("rankedSearchSql needs a query vector or a query text for its mode");
-  return `SELECT id, ${FUSION.vector} * coalesce(similarity, 0) + ${FUSION.text} * coalesce(text_score, 0) AS score, similarity, text_score
+  const floor = params.add(spec.similarityFloor);
+  const relevance = `greatest(similarity - ${floor}::float8, 0) / nullif(1 - ${floor}::float8, 0)`;
+  return `SELECT id, ${FUSION.vector} * coalesce(${relevance}, 0) + ${FUSION.text} * coalesce(text_score, 0) AS score, similarity, text_score
     FROM (SELECT id, max(similarity) AS similarity, max(text_score) AS text_score FROM (${arms.join(" UNION ALL ")}) arms GROUP BY id) found
     ORDER BY score DESC, id LIMIT ${params.add(spec.topK)}`;
 }
@@ -122,6 +128,8 @@ export interface RankedQuery {
   embeddingModel: string;
   queryText?: string;
   threshold?: number;
+  /** The embedding model's default floor (RankedSearchSpec.similarityFloor). */
+  similarityFloor: number;
   topK: number;
 }
 
@@ -133,6 +141,7 @@ export function rankedQuerySql(target: Pick<RankedSearchSpec, "table" | "idColum
     ...(query.queryVector && { vector: { values: query.queryVector, model: query.embeddingModel } }),
     ...(query.queryText && { text: query.queryText }),
     ...(query.threshold !== undefined ? { threshold: query.threshold } : {}),
+    similarityFloor: query.similarityFloor,
     topK: query.topK,
   });
 }
