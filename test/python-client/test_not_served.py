@@ -1,6 +1,7 @@
-"""Methods whose contract endpoints the service does not serve yet: evaluation and human questions
-(pending tool calls). Each asserts what a served endpoint must do; all are xfail
-(non-strict) until the area is served."""
+"""Methods whose contract endpoints the service does not serve yet (evaluation: each asserts what a
+served endpoint must do, xfail non-strict until the area is served), and the human questions
+(pending tool calls), served: a window that mentions the staging account makes the scripted model
+ask a person (test/support/scripted-llm.ts)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from conftest import client_method, not_served
 from helpers import unique
 
 EVALUATION = not_served("evaluation")
-HUMAN_QUESTIONS = not_served("human questions (pending tool calls)")
 
 
 @pytest.fixture
@@ -72,14 +72,23 @@ def test_grade_on_demand_grades_a_published_session(client, agent_version, publi
 # -- human questions (pending tool calls) -----------------------------------------
 
 
-def _a_pending_call(client):
-    calls = client.list_pending_tool_calls(status="pending").pending_tool_calls
-    if not calls:
-        pytest.skip("no pending tool call raised by the service to act on")
-    return calls[0]
+@pytest.fixture
+def asked(api, user):
+    """A pending question raised by a window of this user (pending_tool_call_config on for the test only)."""
+    api.post("/api/update_config", {"pending_tool_call_config": {"enabled": True}})
+    try:
+        api.publish(user, [{"role": "User", "content": "Always use the staging account when you deploy."}], force_extraction=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            calls = [c for c in api.get("/api/pending_tool_calls", status="pending")["pending_tool_calls"] if c["user_id"] == user]
+            if calls:
+                return calls[0]["id"]
+            time.sleep(0.1)
+        raise AssertionError(f"no question was raised for {user}")
+    finally:
+        api.post("/api/update_config", {"pending_tool_call_config": {"enabled": False}})
 
 
-@HUMAN_QUESTIONS
 @client_method("list_pending_tool_calls")
 def test_list_pending_tool_calls_answers_with_a_list(client):
     response = client.list_pending_tool_calls(limit=10)
@@ -88,50 +97,38 @@ def test_list_pending_tool_calls_answers_with_a_list(client):
     assert all(call.status in {"pending", "resolved", "expired", "superseded", "cancelled"} for call in response.pending_tool_calls)
 
 
-@HUMAN_QUESTIONS
 @client_method("get_pending_tool_call")
-def test_get_pending_tool_call_returns_the_listed_call(client):
-    call = _a_pending_call(client)
+def test_get_pending_tool_call_returns_the_listed_call(client, asked):
+    call = client.get_pending_tool_call(asked)
 
-    assert client.get_pending_tool_call(call.id).id == call.id
+    assert (call.id, call.status, call.tool_name) == (asked, "pending", "ask_human")
 
 
-@HUMAN_QUESTIONS
 @client_method("resolve_pending_tool_call")
-def test_resolve_pending_tool_call_resolves_it_with_the_answer(client):
-    call = _a_pending_call(client)
-
-    resolved = client.resolve_pending_tool_call(call.id, answer="Yes, ship to the office")
+def test_resolve_pending_tool_call_resolves_it_with_the_answer(client, asked):
+    resolved = client.resolve_pending_tool_call(asked, answer="Yes, ship to the office")
 
     assert resolved.status == "resolved"
     assert resolved.result == {"answer": "Yes, ship to the office"}
 
 
-@HUMAN_QUESTIONS
 @client_method("update_pending_tool_call_answer")
-def test_update_pending_tool_call_answer_replaces_the_answer(client):
-    call = _a_pending_call(client)
-    client.resolve_pending_tool_call(call.id, answer="first answer")
+def test_update_pending_tool_call_answer_replaces_the_answer(client, asked):
+    client.resolve_pending_tool_call(asked, answer="first answer")
 
-    updated = client.update_pending_tool_call_answer(call.id, "second answer")
+    updated = client.update_pending_tool_call_answer(asked, "second answer")
 
     assert updated.result == {"answer": "second answer"}
 
 
-@HUMAN_QUESTIONS
 @client_method("mark_pending_tool_call_not_applicable")
-def test_mark_pending_tool_call_not_applicable_resolves_it(client):
-    call = _a_pending_call(client)
-
-    resolved = client.mark_pending_tool_call_not_applicable(call.id)
+def test_mark_pending_tool_call_not_applicable_resolves_it(client, asked):
+    resolved = client.mark_pending_tool_call_not_applicable(asked)
 
     assert resolved.status == "resolved"
     assert resolved.result and resolved.result.get("not_applicable") is True
 
 
-@HUMAN_QUESTIONS
 @client_method("cancel_pending_tool_call")
-def test_cancel_pending_tool_call_cancels_it(client):
-    call = _a_pending_call(client)
-
-    assert client.cancel_pending_tool_call(call.id).status == "cancelled"
+def test_cancel_pending_tool_call_cancels_it(client, asked):
+    assert client.cancel_pending_tool_call(asked).status == "cancelled"

@@ -32,6 +32,34 @@ export function scriptedExpansion(request: FakeLlmRequest): FakeLlmReply {
   };
 }
 
+/** The question the scripted model asks a person when offered ask_human and a window mentions the staging account. */
+export const STAGING_QUESTION = "Is using the staging account a lasting preference of the user?";
+/** The profile it extracts once a person answered yes. */
+export const STAGING_PROFILE = { content: "Prefers the staging account for deployments", time_to_live: "infinity", tags: ["work"] };
+
+/**
+ * The scripted model's use of the ask_human tool (offered when the system prompt carries its
+ * instructions): a profile window that mentions "staging account" asks STAGING_QUESTION instead of
+ * deciding; resumed with the answers, it extracts STAGING_PROFILE besides its usual facts when the
+ * answer is yes. Any
+ * other offered reply carries an empty ask_human.
+ */
+function withHumanQuestions(request: FakeLlmRequest, reply: FakeLlmReply): FakeLlmReply {
+  if (!("json" in reply)) return reply;
+  const section = (/<transcript>([\s\S]*)<\/transcript>/.exec(request.user)?.[1] ?? "").toLowerCase();
+  const staging = request.schemaName === "profile_extraction" && section.includes("staging account");
+  const answers = /The person's answers:\n([\s\S]*?)\n\nNow give/.exec(request.user)?.[1];
+  if (answers !== undefined) {
+    if (!staging || !/Answer: yes/i.test(answers)) return reply;
+    return { json: { profiles: [...(reply.json as { profiles: object[] }).profiles, STAGING_PROFILE] } };
+  }
+  if (!request.system.includes("You may ask a person instead of guessing")) return reply;
+  const ask = staging
+    ? [{ question_text: STAGING_QUESTION, answer_format: "yes/no", tags: ["preference"], context: "the user said to use the staging account" }]
+    : [];
+  return { json: { ...(reply.json as object), ...(staging && { profiles: [] }), ask_human: ask } };
+}
+
 /**
  * The deterministic model the learning tests run against: it answers the real prompts by looking
  * for known phrases in their <transcript> section, so a conversation in gives the same learnings out every time.
@@ -39,6 +67,10 @@ export function scriptedExpansion(request: FakeLlmRequest): FakeLlmReply {
  * keyword with.
  */
 export function scriptedReply(request: FakeLlmRequest): FakeLlmReply {
+  return withHumanQuestions(request, extractionReply(request));
+}
+
+function extractionReply(request: FakeLlmRequest): FakeLlmReply {
   const section = (/<transcript>([\s\S]*)<\/transcript>/.exec(request.user)?.[1] ?? "").toLowerCase();
   if (request.schemaName === "profile_extraction") {
     return { json: { profiles: PROFILE_FACTS.filter(([phrase]) => section.includes(phrase)).map(([, fact]) => fact) } };

@@ -40,7 +40,10 @@ export async function learnUserWorkflow(input: LearnUserInput): Promise<void> {
   for (let step = 0; step < stepsPerRun && !workflowInfo().continueAsNewSuggested; step++) {
     published = false;
     const outcome = await learningStep({ orgId: input.orgId, projectId: input.projectId, userId: input.userId });
-    setCurrentDetails(`Last step: **${outcome.next}**${outcome.next === "sleep" ? ` until ${new Date(outcome.until * 1000).toISOString()}` : ""}`);
+    setCurrentDetails(
+      `Last step: **${outcome.next}**${outcome.next === "sleep" ? ` until ${new Date(outcome.until * 1000).toISOString()}` : ""}` +
+        (outcome.next === "sleep" && outcome.waitingOn?.length ? `, waiting for a person to answer pending tool call(s) ${outcome.waitingOn.join(", ")}` : ""),
+    );
     if (outcome.next === "again") continue;
     if (outcome.next === "busy") {
       await sleep(BUSY_PAUSE);

@@ -41,6 +41,7 @@ const DEFAULTS = {
   stride_size: 5,
   extraction_preset: null,
   enable_document_expansion: false,
+  pending_tool_call_config: { enabled: false },
   learning_input_budget_tokens: 24_000,
   shadow_comparison_judge_prompt_version: "v1",
   retrieval_experiment: null,

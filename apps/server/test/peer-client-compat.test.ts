@@ -449,7 +449,6 @@ describe("set_config: what the contract names is accepted under the client's nam
         "lineage_gc",
         "expiry_reclamation",
         "governance_retention",
-        "pending_tool_call_config",
         "skip_should_run_check",
         "eval_sample_n_per_stratum",
         "eval_concurrency_limit",

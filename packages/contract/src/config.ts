@@ -194,6 +194,14 @@ const settableFields = {
   extraction_preset: z.enum(EXTRACTION_PRESETS).nullable().default(null),
   enable_document_expansion: z.boolean().default(false),
   /**
+   * Extraction may ask a person (the ask_human tool, GET /api/pending_tool_calls) when a window
+   * cannot decide alone; its window waits for the answer. Named as the peer service names it.
+   */
+  pending_tool_call_config: z
+    .object({ enabled: z.boolean().default(false).describe("Let extraction windows ask a person and wait for the answer") })
+    .strict()
+    .prefault({}),
+  /**
    * Tokens a learning window's extraction call may send (prompt and transcript); a longer window is
    * reduced, and held for an operator when it still does not fit. Ours: the peer service has none.
    */

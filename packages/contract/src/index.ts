@@ -7,6 +7,7 @@ export * from "./endpoints/index.ts";
 export * from "./errors.ts";
 export * from "./generation.ts";
 export * from "./governance.ts";
+export * from "./human-questions.ts";
 export * from "./interactions.ts";
 export * from "./learning.ts";
 export * from "./outcomes.ts";

@@ -7,6 +7,7 @@ import { aggregationRoutes } from "./aggregation/index.ts";
 import { configRoutes } from "./config/index.ts";
 import { generationRoutes } from "./generation/index.ts";
 import { governanceRoutes } from "./governance/index.ts";
+import { humanQuestionsRoutes } from "./human-questions/index.ts";
 import { interactionsRoutes } from "./interactions/index.ts";
 import { learningRoutes } from "./learning/index.ts";
 import { outcomesRoutes } from "./outcomes/index.ts";
@@ -36,6 +37,7 @@ export const routes = {
   learning: learningRoutes,
   outcomes: outcomesRoutes,
   governance: governanceRoutes,
+  humanQuestions: humanQuestionsRoutes,
   account: accountRoutes,
 } satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
 

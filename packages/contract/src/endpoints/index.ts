@@ -5,6 +5,7 @@ import { aggregationEndpoints } from "./aggregation.ts";
 import { configEndpoints } from "./config.ts";
 import { generationEndpoints } from "./generation.ts";
 import { governanceEndpoints } from "./governance.ts";
+import { humanQuestionsEndpoints } from "./human-questions.ts";
 import { interactionsEndpoints } from "./interactions.ts";
 import { learningEndpoints } from "./learning.ts";
 import { outcomesEndpoints } from "./outcomes.ts";
@@ -35,5 +36,6 @@ export const endpoints = {
   outcomes: outcomesEndpoints,
   account: accountEndpoints,
   governance: governanceEndpoints,
+  humanQuestions: humanQuestionsEndpoints,
 };
 export type Endpoints = typeof endpoints;

@@ -41,6 +41,8 @@ export async function generateWindow<C>(
     if (error instanceof LlmStallError) await learning.recordStall(deps.db, scope, { reason: error.kind, errorMessage: error.message }, deps.now());
     throw error;
   });
+  // A rerun never offers ask_human (no humanQuestions option), so its model cannot have asked.
+  if ("questions" in planned) throw new Error("a generation run's window asked a person");
   const request = (await requests.findRequest(deps.db, scope, window.at(-1)!.request_id))!;
   const now = deps.now();
   return deps.db.transaction(async (tx) => {

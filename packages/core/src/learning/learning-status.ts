@@ -1,5 +1,5 @@
 import type { LearningStatus } from "@als/contract";
-import { learning, requests, type Scope } from "@als/db";
+import { extractionRuns, learning, requests, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 export interface RequestLearningStatus {
@@ -12,6 +12,8 @@ const WAITING_FOR_WINDOW =
 
 const WAITING_BEHIND_HELD_WINDOW =
   "waiting behind an earlier window held because it does not fit the input budget (input_budget_exceeded): see POST /api/learning/held_windows";
+
+const WAITING_FOR_ANSWERS = "waiting for a person to answer the questions its window asked: see GET /api/pending_tool_calls";
 
 /**
  * Where learning from a request stands: done once every extractor's cursor covers its last
@@ -28,6 +30,8 @@ export async function learningStatusOf(deps: CoreDeps, scope: Scope, requestId: 
   // A request after a held window is not failed: it waits for the operator's recovery of the window before it.
   const heldBefore = waitingOn.find((cursor) => cursor.held_through_seq !== null && request.first_seq > cursor.held_through_seq);
   if (heldBefore) return { status: "pending", reason: WAITING_BEHIND_HELD_WINDOW };
+  const questions = await extractionRuns.openQuestionsOfUser(deps.db, scope, request.user_id);
+  if (questions > 0) return { status: "pending", reason: `${WAITING_FOR_ANSWERS} (${questions} open)` };
   const final = waitingOn.find((cursor) => cursor.failure_final);
   if (final) return { status: "failed", reason: final.failure };
   const retrying = waitingOn.find((cursor) => cursor.failure !== null);

@@ -1,11 +1,22 @@
 import { type Llm, LlmStallError } from "@als/ai";
-import { type CursorRecord, ErasureInProgressError, heldWindows, interactions, learning, requests, type Scope, type StallRecord } from "@als/db";
+import {
+  type CursorRecord,
+  ErasureInProgressError,
+  extractionRuns,
+  heldWindows,
+  interactions,
+  learning,
+  requests,
+  type Scope,
+  type StallRecord,
+} from "@als/db";
 import { type ProjectConfig, readProjectConfigNow } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
+import { raiseQuestions, resumableRun } from "../human-questions/window-questions.ts";
 import { embedPendingInteractions } from "../interactions/embed-interactions.ts";
 import type { ExtractorSpec } from "./extractor.ts";
 import { INPUT_BUDGET_CONFIGURATION_ERROR, InputBudgetConfigurationError, InputBudgetExceeded } from "./input-budget.ts";
-import { planWindow } from "./plan-window.ts";
+import { type HumanQuestions, type PlannedWindow, planWindow } from "./plan-window.ts";
 import { playbookExtractor } from "./playbook-extractor.ts";
 import { profileExtractor } from "./profile-extractor.ts";
 
@@ -24,11 +35,12 @@ export const NO_PROVIDER_REASON =
 /**
  * What a learning step leaves for its orchestrator to do:
  * - `again`: a window committed and more may be due; call the step again;
- * - `sleep`: nothing is due before `until` (a short window's inactivity deadline, a retry's backoff);
+ * - `sleep`: nothing is due before `until` (a short window's inactivity deadline, a retry's backoff,
+ *   the expiry of the questions `waitingOn` that a window asked a person: answering one wakes it);
  * - `idle`: nothing to do until the user publishes again (or a stall is lifted);
  * - `busy`: another step holds the user's lease; try again shortly.
  */
-export type LearningStepOutcome = { next: "again" } | { next: "sleep"; until: number } | { next: "idle" } | { next: "busy" };
+export type LearningStepOutcome = { next: "again" } | { next: "sleep"; until: number; waitingOn?: string[] } | { next: "idle" } | { next: "busy" };
 
 /**
  * One idempotent step of learning from a user's interactions: under the user's lease, it embeds the
@@ -94,14 +106,29 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
     return { next: "idle" };
   }
 
-  const end = (await learning.windowEnd(deps.db, scope, userId, cursor.covered_seq, config.window_size))!;
+  // A window that asked a person waits for the answers (or their expiry), then resumes from where it asked.
+  const run = await resumableRun(deps, scope, userId, cursor);
+  if (run?.waitingOn) return { next: "sleep", until: run.waitingOn.until, waitingOn: run.waitingOn.ids };
+  const end = run?.throughSeq ?? (await learning.windowEnd(deps.db, scope, userId, cursor.covered_seq, config.window_size))!;
   const window = await interactions.windowInteractions(deps.db, scope, userId, end, config.window_size);
   const spec = EXTRACTOR_SPECS[cursor.extractor];
-  let planned: Awaited<ReturnType<typeof planWindow>>;
+  const humanQuestions: HumanQuestions | undefined = run?.resume
+    ? { resume: run.resume }
+    : config.pending_tool_call_config.enabled
+      ? { offer: true }
+      : undefined;
+  let planned: PlannedWindow<unknown>;
   try {
-    planned = await planWindow({ ...deps, llm: deps.llm as Llm }, scope, spec, config, userId, window, {
+    const outcome = await planWindow({ ...deps, llm: deps.llm as Llm }, scope, spec, config, userId, window, {
       ...(cursor.budget_override_tokens !== null && { budgetTokens: cursor.budget_override_tokens }),
+      humanQuestions,
     });
+    if ("questions" in outcome) {
+      const asked = await raiseQuestions(deps, scope, { userId, cursor, throughSeq: end, requestId: window.at(-1)!.request_id, asking: outcome });
+      // Every question answered before: the run resumes at once, with those answers.
+      return asked.ids.length > 0 ? { next: "sleep", until: asked.until, waitingOn: asked.ids } : { next: "again" };
+    }
+    planned = outcome;
   } catch (error) {
     if (error instanceof InputBudgetExceeded) {
       const held = { userId, extractor: cursor.extractor, throughSeq: end, inputTokens: error.inputTokens, budgetTokens: error.budgetTokens };
@@ -135,6 +162,8 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
       leaseToken: context.leaseToken,
     });
     if (!moved) return false;
+    // The run that asked ends with its window's commit: exactly once, whichever process resumed it.
+    if (run?.runId && !(await extractionRuns.finishRun(tx, scope, run.runId, now))) throw new Error(`extraction run ${run.runId} was finished meanwhile`);
     await spec.commit(tx, deps, scope, planned.plan, { userId, request, now });
     await learning.recordLlmUsage(
       tx,

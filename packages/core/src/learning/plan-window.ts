@@ -3,6 +3,7 @@ import type { InteractionRecord, Scope } from "@als/db";
 import { z } from "zod";
 import type { ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
+import { type AskedQuestion, AskHuman, offeringAskHuman, resumingWithAnswers, type SettledQuestion } from "../human-questions/ask-human.ts";
 import { CURRENT_GENERATION, type ExtractorSpec, type Generation, type KnownLearning, type LearningPlan } from "./extractor.ts";
 import { fitWindow, inputBudgetOf } from "./input-budget.ts";
 
@@ -14,6 +15,22 @@ export interface PlannedWindow<C> {
   plan: LearningPlan<C>;
   usage: (LlmUsage & { stage: string })[];
 }
+
+/** The model asked a person instead (the ask_human tool): the run's state to persist, and its questions. */
+export interface AskingWindow {
+  questions: AskedQuestion[];
+  /** The extraction call as sent and answered: what a resumed run shows the model again. */
+  messages: { prompt: { system: string; user: string }; reply: unknown };
+  usage: (LlmUsage & { stage: string })[];
+}
+
+interface WindowOptions {
+  generation?: Generation;
+  budgetTokens?: number;
+}
+
+/** How a window may involve a person: `offer` the ask_human tool, or `resume` a run that asked with what became of its questions. */
+export type HumanQuestions = { offer: true } | { resume: { earlier: unknown; questions: SettledQuestion[] } };
 
 /** Lower case, one space between words: the form two restatements of the same fact are compared in. */
 const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim();
@@ -34,16 +51,26 @@ export async function planWindow<C>(
   config: ProjectConfig,
   userId: string,
   window: readonly InteractionRecord[],
-  options: { generation?: Generation; budgetTokens?: number } = {},
-): Promise<PlannedWindow<C>> {
+  options: WindowOptions & { humanQuestions?: HumanQuestions | undefined } = {},
+): Promise<PlannedWindow<C> | AskingWindow> {
   const generation = options.generation ?? CURRENT_GENERATION;
   const usage: PlannedWindow<C>["usage"] = [];
   const known = await spec.known(deps, scope, userId, generation);
   const variables = { ...spec.promptVariables(config), existing: listed(known) };
   const budget = inputBudgetOf(deps.llm, options.budgetTokens ?? config.learning_input_budget_tokens);
-  const { prompt } = fitWindow(deps.llm.inputTokens, budget, (transcript) => renderPrompt(spec.prompt, { ...variables, transcript }), window);
-  const extracted = await deps.llm.generateObject({ system: prompt.system, user: prompt.user, schema: spec.schema, schemaName: spec.schemaName });
+  const human = options.humanQuestions;
+  const render = (transcript: string) => {
+    const prompt = renderPrompt(spec.prompt, { ...variables, transcript });
+    if (!human) return prompt;
+    return "offer" in human ? offeringAskHuman(prompt) : resumingWithAnswers(prompt, human.resume.earlier, human.resume.questions);
+  };
+  const { prompt } = fitWindow(deps.llm.inputTokens, budget, render, window);
+  // Offered, the tool is a field of the reply: the model fills it with its questions, or leaves it empty.
+  const schema = human && "offer" in human ? (spec.schema as unknown as z.ZodObject).extend({ ask_human: AskHuman }) : spec.schema;
+  const extracted = await deps.llm.generateObject({ system: prompt.system, user: prompt.user, schema, schemaName: spec.schemaName });
   usage.push({ ...extracted.usage, stage: spec.stage });
+  const asked: AskedQuestion[] = (extracted.value as { ask_human?: AskedQuestion[] }).ask_human ?? [];
+  if (asked.length > 0) return { questions: asked, messages: { prompt: { system: prompt.system, user: prompt.user }, reply: extracted.value }, usage };
 
   const seen = new Set(known.map((k) => normalized(k.text)));
   const candidates = spec.candidatesOf(extracted.value).filter((candidate) => {

@@ -38,6 +38,8 @@ export const SUBJECT_TABLES = [
   { table: "learning_cursors", key: "extractor", keyType: "text" },
   { table: "llm_usage", key: "id", keyType: "bigint" },
   { table: "learning_recoveries", key: "recovery_id", keyType: "bigint" },
+  { table: "pending_tool_calls", key: "id", keyType: "text" },
+  { table: "extraction_runs", key: "run_id", keyType: "text" },
 ] as const satisfies readonly SubjectTable[];
 
 export type SubjectSection = (typeof SUBJECT_TABLES)[number]["table"];
@@ -119,6 +121,14 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
     name: table,
     erase: (tx: Sql, scope: Scope, userId: string) => countOf(tx, `DELETE FROM ${table} WHERE org_id = $1 AND project_id = $2 AND user_id = $3`, scope, userId),
   })),
+  {
+    // The contract erases the questions the subject's extraction runs raised in every project of
+    // the organisation, and with them those runs (this project's went with the tables above).
+    name: "human_questions_elsewhere",
+    erase: async (tx, scope, userId) =>
+      (await countOf(tx, "DELETE FROM pending_tool_calls WHERE org_id = $1 AND user_id = $3 AND $2::text IS NOT NULL", scope, userId)) +
+      (await countOf(tx, "DELETE FROM extraction_runs WHERE org_id = $1 AND user_id = $3 AND $2::text IS NOT NULL", scope, userId)),
+  },
   {
     // Runs that were about the subject alone go; a run that stopped its cursor at the subject moves
     // it to the user before them (the same next user), so no run keeps the id.
