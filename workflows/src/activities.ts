@@ -21,9 +21,12 @@ export interface LearningStepInput {
   userId: string;
 }
 
+/** A learning step's outcome, and whether this worker registered the search attributes (search-attributes.ts). */
+export type LearningStepResult = LearningStepOutcome & { searchAttributes?: boolean };
+
 export interface Activities {
   reembedProfilesStep(input: ReembedProfilesStepInput): Promise<ReembedProgress>;
-  learningStep(input: LearningStepInput): Promise<LearningStepOutcome>;
+  learningStep(input: LearningStepInput): Promise<LearningStepResult>;
   aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
   generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
   purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;

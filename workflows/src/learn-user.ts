@@ -1,5 +1,16 @@
-import { condition, continueAsNew, defineSignal, proxyActivities, setCurrentDetails, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
-import type { Activities } from "./activities.ts";
+import {
+  condition,
+  continueAsNew,
+  defineSignal,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from "@temporalio/workflow";
+import type { Activities, LearningStepResult } from "./activities.ts";
+import { PENDING_TOOL_CALLS_ATTRIBUTE, USER_ID_ATTRIBUTE } from "./search-attributes.ts";
 
 export interface LearnUserInput {
   orgId: string;
@@ -40,10 +51,7 @@ export async function learnUserWorkflow(input: LearnUserInput): Promise<void> {
   for (let step = 0; step < stepsPerRun && !workflowInfo().continueAsNewSuggested; step++) {
     published = false;
     const outcome = await learningStep({ orgId: input.orgId, projectId: input.projectId, userId: input.userId });
-    setCurrentDetails(
-      `Last step: **${outcome.next}**${outcome.next === "sleep" ? ` until ${new Date(outcome.until * 1000).toISOString()}` : ""}` +
-        (outcome.next === "sleep" && outcome.waitingOn?.length ? `, waiting for a person to answer pending tool call(s) ${outcome.waitingOn.join(", ")}` : ""),
-    );
+    publish(input.userId, outcome);
     if (outcome.next === "again") continue;
     if (outcome.next === "busy") {
       await sleep(BUSY_PAUSE);
@@ -55,4 +63,22 @@ export async function learnUserWorkflow(input: LearnUserInput): Promise<void> {
     if (!woken && !published && outcome.next === "idle") return;
   }
   await continueAsNew<typeof learnUserWorkflow>(input);
+}
+
+/**
+ * Operators see each step in the Temporal UI: the current details, and (where the worker registered
+ * them) the search attributes of the user and of the questions the run waits on.
+ */
+function publish(userId: string, outcome: LearningStepResult): void {
+  const waitingOn = outcome.next === "sleep" ? (outcome.waitingOn ?? []) : [];
+  setCurrentDetails(
+    `Last step: **${outcome.next}**${outcome.next === "sleep" ? ` until ${new Date(outcome.until * 1000).toISOString()}` : ""}` +
+      (waitingOn.length > 0 ? `, waiting for a person to answer pending tool call(s) ${waitingOn.join(", ")}` : ""),
+  );
+  if (outcome.searchAttributes) {
+    upsertSearchAttributes([
+      { key: USER_ID_ATTRIBUTE, value: userId },
+      { key: PENDING_TOOL_CALLS_ATTRIBUTE, value: waitingOn.length > 0 ? waitingOn : null },
+    ]);
+  }
 }

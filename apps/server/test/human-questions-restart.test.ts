@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
+import { Client, Connection } from "@temporalio/client";
 import { testMode } from "../../../test/support/database.ts";
 import { startableDeployment } from "../../../test/support/deployment.ts";
 import { startFakeLlmServer } from "../../../test/support/llm-server.ts";
@@ -36,6 +37,7 @@ test(`a run waiting on a question survives a kill of every process and resumes o
     }, 60_000);
     // The step that asked has ended (its lease released): the run waits.
     await until(async () => ((await get(`/api/learning_status?request_id=${requestId}`)).status === "pending" ? true : undefined), 60_000);
+    if (testMode === "full") expect(await workflowWaitingOn(question.id)).toContain(userId);
 
     await deployment.kill();
     await deployment.start();
@@ -49,3 +51,17 @@ test(`a run waiting on a question survives a kill of every process and resumes o
     await deployment.close();
   }
 }, 300_000);
+
+/** The id of the workflow the Temporal UI finds by the question's search attribute (full mode). */
+async function workflowWaitingOn(questionId: string): Promise<string> {
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  try {
+    const client = new Client({ connection });
+    return await until(async () => {
+      for await (const workflow of client.workflow.list({ query: `AlsPendingToolCallIds = '${questionId}'` })) return workflow.workflowId;
+      return undefined;
+    }, 30_000);
+  } finally {
+    await connection.close();
+  }
+}

@@ -5,8 +5,11 @@ import { ApplicationFailure, Context } from "@temporalio/activity";
 
 const HEARTBEAT_MS = 5_000;
 
-/** The activities of this worker process: thin calls of domain steps over deps composed once. */
-export function createActivities(deps: CoreDeps): Activities {
+/**
+ * The activities of this worker process: thin calls of domain steps over deps composed once.
+ * `searchAttributes`: the worker registered the learning workflows' search attributes.
+ */
+export function createActivities(deps: CoreDeps, options: { searchAttributes: boolean }): Activities {
   return {
     // Named for the profiles it first covered; it re-embeds every kind now (reembedStaleRowsStep). The
     // name is recorded in the histories of jobs that may be running, so it stays.
@@ -22,8 +25,10 @@ export function createActivities(deps: CoreDeps): Activities {
     // These steps heartbeat while the LLM works, so a worker that dies mid-step is noticed in seconds.
     // Their lease token is their workflow id: a retry of the step (on any worker) takes the lease
     // over at once, and the step's own compare-and-set still lets only one attempt commit.
-    learningStep: ({ orgId, projectId, userId }) =>
-      withHeartbeat(() => runLearningStep(deps, { orgId, projectId }, userId, learnUserWorkflowId({ orgId, projectId, userId }))),
+    learningStep: async ({ orgId, projectId, userId }) => ({
+      ...(await withHeartbeat(() => runLearningStep(deps, { orgId, projectId }, userId, learnUserWorkflowId({ orgId, projectId, userId })))),
+      searchAttributes: options.searchAttributes,
+    }),
 
     aggregationStep: ({ orgId, projectId, operationId }) =>
       withHeartbeat(() => logged("aggregation step", operationId, runAggregationStep(deps, { orgId, projectId }, operationId, operationId))),

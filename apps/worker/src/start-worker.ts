@@ -3,6 +3,7 @@ import { type BackgroundLoop, createCoreDeps, type Settings, startDocumentExpans
 import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
+import { registerSearchAttributes } from "./register-search-attributes.ts";
 import { schedulePendingLearning } from "./schedule-pending-learning.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
@@ -44,7 +45,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities(deps),
+    activities: createActivities(deps, { searchAttributes: await registerSearchAttributes(connection, temporal.namespace, log) }),
     // Every activity but re-embedding is a step that waits on the LLM: run as many at once as the
     // provider takes calls (LLM_CONCURRENCY), the embedded reconciler's number of learning lanes.
     maxConcurrentActivityTaskExecutions: settings.learning.concurrency,

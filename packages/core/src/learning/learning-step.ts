@@ -182,6 +182,8 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
 function combine(outcomes: LearningStepOutcome[]): LearningStepOutcome {
   if (outcomes.some((o) => o.next === "again")) return { next: "again" };
   if (outcomes.some((o) => o.next === "busy")) return { next: "busy" };
-  const wakes = outcomes.flatMap((o) => (o.next === "sleep" ? [o.until] : []));
-  return wakes.length > 0 ? { next: "sleep", until: Math.min(...wakes) } : { next: "idle" };
+  const sleeps = outcomes.flatMap((o) => (o.next === "sleep" ? [o] : []));
+  if (sleeps.length === 0) return { next: "idle" };
+  const waitingOn = sleeps.flatMap((o) => o.waitingOn ?? []);
+  return { next: "sleep", until: Math.min(...sleeps.map((o) => o.until)), ...(waitingOn.length > 0 && { waitingOn }) };
 }
