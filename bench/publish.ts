@@ -7,7 +7,11 @@
  *
  *   bun bench/publish.ts [--mode embedded|full|both] [--concurrency 1,16] [--extraction excluded,included]
  *     [--requests 300] [--warmup 6] [--users 50] [--per-session 4] [--max-row-seconds 20]
+ *     [--padding-words 0] [--input-budget <tokens; default: the project default>]
  *     [--postgres-url <server url; default: bash infra/postgres.sh url>]
+ *
+ * --padding-words appends that many words (a pasted log) to every user turn, so windows outgrow the
+ * input budget; included rows report the LLM tokens per learned request either way.
  *
  * Every row starts from a fresh, empty database (a PGlite directory under .cache/bench/pglite/, or a
  * new database bench_publish_<hex> on the PostgreSQL server), removed again at the end of the row.
@@ -49,6 +53,8 @@ function options() {
       "per-session": { type: "string", default: "4" },
       "max-row-seconds": { type: "string", default: "20" },
       "postgres-url": { type: "string" },
+      "padding-words": { type: "string", default: "0" },
+      "input-budget": { type: "string" },
     },
     strict: true,
   });
@@ -72,6 +78,8 @@ function options() {
     perSession: integerOption("per-session", values["per-session"], 1),
     maxRowSeconds: integerOption("max-row-seconds", values["max-row-seconds"], 1),
     postgresUrl: values["postgres-url"],
+    paddingWords: integerOption("padding-words", values["padding-words"], 0),
+    inputBudget: values["input-budget"] === undefined ? undefined : integerOption("input-budget", values["input-budget"], 1),
   };
 }
 
@@ -173,6 +181,8 @@ interface RowResult {
   profiles: number;
   playbooks: number;
   llmCalls: Record<string, number>;
+  /** Included rows: tokens of the LLM calls during the timed requests (llm_usage; the scripted server counts words). */
+  llmTokens: { input: number; output: number };
   reconcilerErrors: number;
   /** Included rows: time from the last response until the reconciler was idle. */
   drainMillis: number;
@@ -207,13 +217,14 @@ async function runRow(
   const app = buildApp({ deps, log: createLogger("error"), mode });
   const path = `/api/publish_interaction${included ? "?wait_for_response=true" : ""}`;
 
+  const padding = opts.paddingWords > 0 ? `\n${Array.from({ length: opts.paddingWords }, (_, i) => `log${i % 97}`).join(" ")}` : "";
   const publish = async (userId: string, sessionId: string, pair: ReturnType<typeof turnPair>) => {
     const body = JSON.stringify({
       user_id: userId,
       session_id: sessionId,
       source: "bench",
       force_extraction: true,
-      interaction_data_list: [pair.user, pair.agent],
+      interaction_data_list: [{ ...pair.user, content: pair.user.content + padding }, pair.agent],
     });
     const t = performance.now();
     const response = await app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }));
@@ -223,11 +234,28 @@ async function runRow(
     return { elapsed, payload };
   };
 
+  const llmTokens = async () =>
+    (
+      await fresh.db.query<{ input: number; output: number }>(
+        "SELECT coalesce(sum(input_tokens), 0)::int AS input, coalesce(sum(output_tokens), 0)::int AS output FROM llm_usage",
+      )
+    )[0]!;
   try {
+    if (included && opts.inputBudget !== undefined) {
+      const response = await app.handle(
+        new Request("http://localhost/api/update_config", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ learning_input_budget_tokens: opts.inputBudget }),
+        }),
+      );
+      if (response.status !== 200) throw new Error(`update_config answered ${response.status}: ${await response.text()}`);
+    }
     // Warm-up on users of its own: the first statements on the new database, the LLM client's connection.
     for (let i = 0; i < opts.warmup; i++) await publish(`bench-warmup-${i % 3}`, `bench-warmup-${i % 3}-s`, turnPair(10_000 + (i % 3), i));
     await reconciler?.idle();
     const llmBefore = llmCallCounts(shared.llm);
+    const tokensBefore = await llmTokens();
     Bun.gc(true);
 
     // Client w owns the users u with u % concurrency == w and publishes for them in turn: one user
@@ -269,6 +297,7 @@ async function runRow(
     await reconciler?.idle();
     const drainMillis = included ? performance.now() - t : 0;
     const llmAfter = llmCallCounts(shared.llm);
+    const tokensAfter = await llmTokens();
     const llmCalls = Object.fromEntries(Object.entries(llmAfter).map(([schema, count]) => [schema, count - (llmBefore[schema] ?? 0)]));
     return {
       mode,
@@ -282,6 +311,7 @@ async function runRow(
       profiles,
       playbooks,
       llmCalls,
+      llmTokens: { input: tokensAfter.input - tokensBefore.input, output: tokensAfter.output - tokensBefore.output },
       reconcilerErrors: reconcilerErrors.length,
       drainMillis,
     };
@@ -426,6 +456,8 @@ function report(input: {
       "### What the included rows' learning did",
       "",
       "LLM calls the scripted server answered during the timed requests (by structured-output schema), learnings the responses reported as created, " +
+        "LLM tokens per request whose learning was done (llm_usage: the scripted server reports words as tokens; " +
+        `padding ${opts.paddingWords} words per user turn, input budget ${opts.inputBudget ?? "the project default"}), ` +
         "the time the Reconciler still needed after the last response (its passes end once no user is due), and errors its passes reported.",
       "",
       markdownTable(
@@ -438,6 +470,8 @@ function report(input: {
           "learning_deduplication",
           "profiles created",
           "playbooks created",
+          "input tokens / learned request",
+          "output tokens / learned request",
           "drain after last response",
           "reconciler errors",
         ],
@@ -450,6 +484,8 @@ function report(input: {
           String(r.llmCalls.learning_deduplication ?? 0),
           String(r.profiles),
           String(r.playbooks),
+          r.done > 0 ? (r.llmTokens.input / r.done).toFixed(0) : "–",
+          r.done > 0 ? (r.llmTokens.output / r.done).toFixed(0) : "–",
           `${ms(r.drainMillis)} ms`,
           String(r.reconcilerErrors),
         ]),
