@@ -268,7 +268,12 @@ describe("validation (422 naming the field, nothing changed)", () => {
 });
 
 describe("retrieval_experiment belongs to the experiment lifecycle", () => {
-  const EXPERIMENT = { experiment_id: "exp-1", arm_split: 0.3 };
+  // An experiment id is never reused once it ended: each test starts one of its own.
+  let experiments = 0;
+  let EXPERIMENT = { experiment_id: "exp-0", arm_split: 0.3 };
+  beforeEach(() => {
+    EXPERIMENT = { experiment_id: `exp-${++experiments}`, arm_split: 0.3 };
+  });
 
   test("the lifecycle starts and ends it; get_config shows it", async () => {
     svc.clock.now += 5;
@@ -283,7 +288,7 @@ describe("retrieval_experiment belongs to the experiment lifecycle", () => {
     const started = await startRetrievalExperiment(svc.deps, LOCAL_SCOPE, EXPERIMENT);
     svc.clock.now += 5;
     expect(await startRetrievalExperiment(svc.deps, LOCAL_SCOPE, EXPERIMENT)).toEqual(started);
-    await expect(startRetrievalExperiment(svc.deps, LOCAL_SCOPE, { experiment_id: "exp-2" })).rejects.toMatchObject({ status: 409 });
+    await expect(startRetrievalExperiment(svc.deps, LOCAL_SCOPE, { experiment_id: "another-experiment" })).rejects.toMatchObject({ status: 409 });
   });
 
   test("arm_split defaults to an even split", async () => {

@@ -14,6 +14,7 @@ export * from "./config/storage-view.ts";
 export * from "./create-core-deps.ts";
 export * from "./deps.ts";
 export type { StepOutcome } from "./durable/step-outcome.ts";
+export * from "./experiments/retrieval-experiments.ts";
 export * from "./generation/generation-step.ts";
 export * from "./generation/get-generation-run.ts";
 export * from "./generation/manual-generation.ts";

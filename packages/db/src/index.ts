@@ -48,6 +48,8 @@ export * as purgeOperations from "./queries/purge-operations.ts";
 export { FUSION, nearestSql, type RankedQuery, type RankedScores, rankedArmDepth, type SearchMode } from "./queries/ranked-search.ts";
 export type { DeletedRequests, RequestRecord } from "./queries/requests.ts";
 export * as requests from "./queries/requests.ts";
+export type { ArmCounts, ExperimentRecord } from "./queries/retrieval-experiments.ts";
+export * as retrievalExperiments from "./queries/retrieval-experiments.ts";
 export type { SearchEvidence } from "./queries/search-evidence.ts";
 export * as searchEvidence from "./queries/search-evidence.ts";
 export type { ServedItem, ServedKind } from "./queries/search-sessions.ts";

@@ -5,6 +5,7 @@ import { adminRoutes } from "./admin/index.ts";
 import { agentPlaybooksRoutes } from "./agent-playbooks/index.ts";
 import { aggregationRoutes } from "./aggregation/index.ts";
 import { configRoutes } from "./config/index.ts";
+import { experimentsRoutes } from "./experiments/index.ts";
 import { generationRoutes } from "./generation/index.ts";
 import { governanceRoutes } from "./governance/index.ts";
 import { humanQuestionsRoutes } from "./human-questions/index.ts";
@@ -38,6 +39,7 @@ export const routes = {
   outcomes: outcomesRoutes,
   governance: governanceRoutes,
   humanQuestions: humanQuestionsRoutes,
+  experiments: experimentsRoutes,
   account: accountRoutes,
 } satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
 

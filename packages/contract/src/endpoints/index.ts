@@ -3,6 +3,7 @@ import { adminEndpoints } from "./admin.ts";
 import { agentPlaybooksEndpoints } from "./agent-playbooks.ts";
 import { aggregationEndpoints } from "./aggregation.ts";
 import { configEndpoints } from "./config.ts";
+import { experimentsEndpoints } from "./experiments.ts";
 import { generationEndpoints } from "./generation.ts";
 import { governanceEndpoints } from "./governance.ts";
 import { humanQuestionsEndpoints } from "./human-questions.ts";
@@ -37,5 +38,6 @@ export const endpoints = {
   account: accountEndpoints,
   governance: governanceEndpoints,
   humanQuestions: humanQuestionsEndpoints,
+  experiments: experimentsEndpoints,
 };
 export type Endpoints = typeof endpoints;

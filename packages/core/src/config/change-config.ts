@@ -1,5 +1,5 @@
 import { AppError, ProjectConfig } from "@als/contract";
-import { projectConfig, type Scope } from "@als/db";
+import { projectConfig, type Scope, type Sql } from "@als/db";
 import type { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { configCacheOf } from "./config-cache.ts";
@@ -20,6 +20,8 @@ export async function changeProjectConfig(
   deps: CoreDeps,
   scope: Scope,
   change: (stored: ProjectConfig) => z.input<typeof ProjectConfig>,
+  /** Writes what must change with the configuration, in its transaction (throwing undoes both). */
+  alsoWrite?: (tx: Sql, change: ConfigChange) => Promise<void>,
 ): Promise<ConfigChange> {
   const now = deps.now();
   try {
@@ -28,6 +30,7 @@ export async function changeProjectConfig(
       const changed = ProjectConfig.safeParse(change(previous));
       if (!changed.success) throw invalidConfig(changed.error);
       await projectConfig.replaceProjectConfig(tx, scope, changed.data, now);
+      await alsoWrite?.(tx, { previous, current: changed.data });
       return { previous, current: changed.data };
     });
   } finally {
