@@ -27,6 +27,8 @@ CREATE UNIQUE INDEX extraction_runs_one_waiting ON extraction_runs (org_id, proj
 -- pending question is asked once, whoever else needs it. Times are Unix seconds.
 CREATE TABLE pending_tool_calls (
   id            text   PRIMARY KEY,
+  -- Insertion order: "newest first" among questions raised in the same second.
+  seq           bigint GENERATED ALWAYS AS IDENTITY,
   org_id        text   NOT NULL,
   project_id    text   NOT NULL,
   user_id       text,
@@ -47,7 +49,7 @@ CREATE TABLE pending_tool_calls (
   cache_until   bigint,
   valid_until   bigint
 );
-CREATE INDEX pending_tool_calls_newest ON pending_tool_calls (org_id, project_id, created_at DESC, id DESC);
+CREATE INDEX pending_tool_calls_newest ON pending_tool_calls (org_id, project_id, created_at DESC, seq DESC);
 CREATE INDEX pending_tool_calls_by_scope ON pending_tool_calls (org_id, project_id, scope_hash);
 CREATE UNIQUE INDEX pending_tool_calls_one_pending ON pending_tool_calls (org_id, project_id, dedup_key) WHERE status = 'pending';
 

@@ -36,7 +36,7 @@ export async function waitingRun(
   );
   if (!run) return undefined;
   const questions = await sql.query<PendingToolCallRecord>(
-    `SELECT c.* FROM extraction_run_questions q JOIN pending_tool_calls c ON c.id = q.call_id WHERE q.run_id = $1 ORDER BY c.created_at, c.id`,
+    `SELECT c.* FROM extraction_run_questions q JOIN pending_tool_calls c ON c.id = q.call_id WHERE q.run_id = $1 ORDER BY c.seq`,
     [run.run_id],
   );
   return { run, questions };

@@ -118,7 +118,7 @@ export async function expireDueToolCalls(sql: Sql, scope: Scope | null, now: num
 export async function listToolCalls(sql: Sql, scope: Scope, status: PendingToolCallStatus | undefined, limit: number): Promise<PendingToolCallRecord[]> {
   return sql.query<PendingToolCallRecord>(
     `SELECT ${COLUMNS} FROM pending_tool_calls WHERE org_id = $1 AND project_id = $2 AND ($3::text IS NULL OR status = $3)
-     ORDER BY created_at DESC, id DESC LIMIT $4`,
+     ORDER BY created_at DESC, seq DESC LIMIT $4`,
     [scope.orgId, scope.projectId, status ?? null, limit],
   );
 }
