@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { Database } from "@als/db";
 import { type CoreDeps, DEFAULT_SEARCH_CONCURRENCY } from "../deps.ts";
+import { asViewOf } from "../process-database.ts";
 import type { RequestTimings } from "../request-timings.ts";
 import { SEARCH_DEADLINE_MS } from "../settings.ts";
 
@@ -281,7 +282,7 @@ export function abortableDatabase(db: Database, signal: AbortSignal, startedAt =
     return turns ? turns.run(signal, startedAt, work) : work();
   };
   const check = () => (signal.aborted ? Promise.reject(signal.reason) : undefined);
-  return {
+  return asViewOf(db, {
     kind: db.kind,
     query: (text, params) => inTurn(() => db.query(text, params)),
     exec: (script) => inTurn(() => db.exec(script)),
@@ -297,5 +298,5 @@ export function abortableDatabase(db: Database, signal: AbortSignal, startedAt =
         ),
       ),
     close: () => db.close(),
-  };
+  });
 }
