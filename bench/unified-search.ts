@@ -3,7 +3,8 @@
  * random port), hit with fetch like any client, over PGlite (embedded) and PostgreSQL (full) holding
  * 10k / 100k learnings of each type (profiles, user playbooks, agent playbooks). Latency at
  * concurrency 1, throughput at concurrency 16, the query embedding always included (every request
- * is a query text never sent before), and recall@10 of the vector arm against an exact scan.
+ * is a query text never sent before), where that time goes (p50/p95 of each stage the server reports
+ * in its Server-Timing header), and recall@10 of the vector arm against an exact scan.
  *
  *   bun bench/unified-search.ts [--sizes 10000,100000] [--modes embedded,full] [--queries 200] [--warmup 20]
  *     [--concurrency 16] [--requests 480] [--max-row-seconds 30] [--recall-queries 50] [--max-recall-seconds 90]
@@ -29,6 +30,7 @@ import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, storageModesOption } from "./lib/options.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
 import { type Corpus, LEARNING_TABLES, type LearningsSeedTimings, openLearningsDataset, postgresServerUrl, type StorageMode, sizeLabel } from "./lib/seed.ts";
+import { OUTSIDE_SERVER, StageSamples, stageCell, stageNames } from "./lib/stage-timings.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
 import { cachedEmbeddings } from "./lib/vector-cache.ts";
 
@@ -94,6 +96,8 @@ interface LoadResult {
   cappedAt?: number;
   /** Mean results per response, per entity type. */
   results: [number, number, number];
+  /** The server's stages of the answered requests (its Server-Timing header). */
+  stages: StageSamples;
 }
 
 interface RecallResult {
@@ -179,7 +183,7 @@ async function main() {
       }
       if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
       const deps: CoreDeps = { db: dataset.db, embedder, now: systemClock };
-      const app = buildApp({ deps, log: createLogger("error"), mode });
+      const app = buildApp({ deps, log: createLogger("error"), mode, serverTiming: true });
       app.listen({ hostname: "127.0.0.1", port: 0 });
       const url = `http://127.0.0.1:${app.server!.port}/api/search`;
       progress(`${mode} ${sizeLabel(size)}: serving on ${url}`);
@@ -198,7 +202,7 @@ async function main() {
           const elapsed = performance.now() - t;
           const ok = response.status === 200 && payload.success === true;
           const counts: [number, number, number] = [payload.profiles?.length ?? 0, payload.user_playbooks?.length ?? 0, payload.agent_playbooks?.length ?? 0];
-          return { elapsed, status: ok ? 200 : response.status, counts };
+          return { elapsed, status: ok ? 200 : response.status, counts, timing: response.headers.get("server-timing") };
         };
 
         for (const query of nextQueries(opts.warmup)) await search(query);
@@ -260,7 +264,7 @@ async function main() {
  * (status 200); other statuses are counted.
  */
 async function load(
-  search: (query: string) => Promise<{ elapsed: number; status: number; counts: [number, number, number] }>,
+  search: (query: string) => Promise<{ elapsed: number; status: number; counts: [number, number, number]; timing: string | null }>,
   queries: string[],
   concurrency: number,
   maxSeconds: number,
@@ -268,6 +272,7 @@ async function load(
   const samples: number[] = [];
   const errors = new Map<number, number>();
   const totals: [number, number, number] = [0, 0, 0];
+  const stages = new StageSamples();
   let next = 0;
   let cappedAt: number | undefined;
   const started = performance.now();
@@ -283,6 +288,7 @@ async function load(
         continue;
       }
       samples.push(r.elapsed);
+      stages.add(r.timing, r.elapsed);
       for (let i = 0; i < 3; i++) totals[i] = totals[i]! + r.counts[i]!;
     }
   };
@@ -296,6 +302,7 @@ async function load(
     wallMillis,
     ...(cappedAt ? { cappedAt } : {}),
     results: totals.map((total) => total / answered) as [number, number, number],
+    stages,
   };
 }
 
@@ -473,6 +480,8 @@ function report(input: {
     "",
   );
 
+  out.push(...stageReport(rows, c));
+
   out.push(`### Vector arm: plans and the exact reference (recall@${RECALL_K} queries)`, "");
   out.push(
     `Per target: queries compared; mean size of the exact top ${RECALL_K} (smaller when fewer rows pass the filters and the similarity threshold); queries whose HNSW list came back shorter; ` +
@@ -555,3 +564,29 @@ function report(input: {
 }
 
 await main();
+
+/** Where the time of the measured requests went: p50 / p95 of each stage the server reported, per row and load. */
+function stageReport(rows: Row[], c: number): string[] {
+  const loads = rows.flatMap((r) => [
+    { title: `${r.mode} ${sizeLabel(r.size)} c=1`, result: r.single },
+    { title: `${r.mode} ${sizeLabel(r.size)} c=${c}`, result: r.concurrent },
+  ]);
+  return [
+    "### Where the time goes (the server's Server-Timing stages)",
+    "",
+    "p50 / p95 ms of each stage over the answered requests of the table above (n=… where only some requests ran it). " +
+      "`admission`: waiting for a search slot; `config`: the project's configuration (retrieval experiment); `embed`: the query embedding (every one a cache miss here); " +
+      "`profiles`, `user_playbooks`, `agent_playbooks`: each kind's ranked search (both arms in one SQL statement; the three run side by side, so they overlap); " +
+      "`receipts`: exposure receipts of the user playbooks served; `evidence`: the search-evidence write (none without a credential); `serialize`: the output schema and JSON; " +
+      `\`total\`: the server's whole request; \`${OUTSIDE_SERVER}\`: what the client waited for beyond it (HTTP on loopback, the event loop it shares with the server, reading and parsing the body).`,
+    "",
+    markdownTable(
+      ["stage", ...loads.map((load) => load.title)],
+      stageNames(loads.map((load) => load.result.stages)).map((stage) => [
+        stage,
+        ...loads.map((load) => stageCell(load.result.stages, stage, load.result.samples.length)),
+      ]),
+    ),
+    "",
+  ];
+}

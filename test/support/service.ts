@@ -51,6 +51,8 @@ export async function startTestService(options: TestServiceOptions = {}) {
     log: createLogger("error"),
     mode: testMode,
     strictResponses: true,
+    // Every test's request runs the timing code and the header; bodies must not change for it.
+    serverTiming: true,
     ...(options.authMode && { authMode: options.authMode }),
     ...(options.rateLimits && { rateLimits: options.rateLimits }),
     ...(options.accounts && { accounts: options.accounts }),

@@ -1,5 +1,5 @@
 import { AppError, type Endpoint, errorCodesOf, rateClassOf } from "@als/contract";
-import type { CoreDeps } from "@als/core";
+import { type CoreDeps, RequestTimings } from "@als/core";
 import { checkStorage } from "@als/db";
 import {
   type AccountServices,
@@ -20,6 +20,7 @@ import { errorResponse, translateError } from "./http/error-response.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
 import { readJsonBody, readQuery, withQueryFields } from "./http/read-input.ts";
 import { toResponseBody } from "./http/response-body.ts";
+import { serverTimingHeader, timingFields } from "./http/server-timing.ts";
 import { parseInput } from "./http/validation.ts";
 import type { Route } from "./implement.ts";
 import type { Logger } from "./logger.ts";
@@ -47,6 +48,8 @@ export interface AppOptions {
   rateLimits?: Partial<RateLimits>;
   /** The mailer, OpenID Connect client and public URL of the account endpoints (default: mails logged, no OIDC, http://localhost:8081). */
   accounts?: AccountServices;
+  /** Send each REST answer's stage timings as a Server-Timing header (SERVICE_SERVER_TIMING; default off). */
+  serverTiming?: boolean;
 }
 
 /** The defaults of an app built without settings (tests, benchmarks), as the settings' own defaults. */
@@ -79,6 +82,7 @@ export function buildApp({
   authMode = "local",
   rateLimits = {},
   accounts = localAccountServices(log),
+  serverTiming = false,
 }: AppOptions) {
   const rateLimiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...rateLimits });
 
@@ -87,17 +91,42 @@ export function buildApp({
    * credential has its own buckets; public endpoints (log in, register) are limited per peer
    * address instead, so passwords cannot be guessed at the speed of the network.
    */
-  const authorize = async (endpoint: Endpoint, incoming: IncomingRequest, pathParams: Record<string, string>): Promise<RequestContext> => {
+  const authorize = async (
+    endpoint: Endpoint,
+    incoming: IncomingRequest,
+    pathParams: Record<string, string>,
+    timings: RequestTimings,
+  ): Promise<RequestContext> => {
     const { principal, scope } = await authorizeRequest(deps, authMode, endpoint, incoming, pathParams);
     if (principal.kind === "api_key" || principal.kind === "session") rateLimiter.take(principalIdOf(principal), rateClassOf(endpoint));
     if (principal.kind === "anonymous" && incoming.clientAddress !== null) rateLimiter.take(`address:${incoming.clientAddress}`, rateClassOf(endpoint));
-    return { deps, principal, scope, correlationId: incoming.correlationId, accounts };
+    return { deps, principal, scope, correlationId: incoming.correlationId, accounts, timings };
   };
 
+  /** Runs a route on parsed input within its time budget. */
+  const handled = (route: Route, ctx: RequestContext, input: unknown) =>
+    withBackstop(route.handle(ctx, input), route.endpoint.timeoutMs ?? backstopMs, ctx.correlationId);
+
   /** Runs a route on parsed input within its time budget and returns the declared body. */
-  const run = async (route: Route, ctx: RequestContext, input: unknown) => {
-    const output = await withBackstop(route.handle(ctx, input), route.endpoint.timeoutMs ?? backstopMs, ctx.correlationId);
-    return toResponseBody(route.endpoint, output, strictResponses);
+  const run = async (route: Route, ctx: RequestContext, input: unknown) => toResponseBody(route.endpoint, await handled(route, ctx, input), strictResponses);
+
+  /**
+   * The answer as sent: with the request's stages in Server-Timing when that is on, and the request
+   * logged at debug level with them. Timings are taken whether or not anyone reads them: a dozen
+   * clock readings per request cost far less than deciding per request whether to take them.
+   */
+  const finished = (response: Response, request: Request, incoming: IncomingRequest, timings: RequestTimings, startedAt: number): Response => {
+    timings.since("total", startedAt);
+    const stages = timings.list();
+    if (serverTiming) response.headers.set("server-timing", serverTimingHeader(stages));
+    log.debug("request", {
+      correlationId: incoming.correlationId,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      ...timingFields(stages),
+    });
+    return response;
   };
 
   /** In strict mode (tests) an error the endpoint does not declare fails loudly, so OpenAPI cannot fall behind. */
@@ -132,25 +161,47 @@ export function buildApp({
     return new Response(body, { status: endpoint.successStatus ?? 200, headers: { "content-type": "application/json" } });
   };
 
-  const serve = async (route: Route, request: Request, pathParams: Record<string, string>, server: Listener): Promise<Response> => {
-    const incoming = incomingOf(request, server);
+  /** A REST request's answer, its stages recorded in `timings` (`serialize` here, the rest by the handler). */
+  const answer = async (
+    route: Route,
+    request: Request,
+    pathParams: Record<string, string>,
+    incoming: IncomingRequest,
+    timings: RequestTimings,
+  ): Promise<Response> => {
     const { endpoint } = route;
     try {
       // Credentials before input: a caller without access learns nothing, not even what is invalid.
-      const ctx = await authorize(endpoint, incoming, pathParams);
+      const ctx = await authorize(endpoint, incoming, pathParams, timings);
       const url = new URL(request.url);
       const input =
         endpoint.method === "GET"
           ? parseInput(endpoint.input, { ...readQuery(url), ...pathParams }, "query")
           : parseInput(endpoint.input, withPathParams(withQueryFields(endpoint, url, await readJsonBody(request, maxBodyBytes)), pathParams), "body");
       if (route.stream) return await streamed(route.stream(ctx, input), endpoint, ctx.correlationId);
-      return Response.json(await run(route, ctx, input), { status: endpoint.successStatus ?? 200 });
+      const output = await handled(route, ctx, input);
+      const serializingSince = performance.now();
+      const response = Response.json(toResponseBody(endpoint, output, strictResponses), { status: endpoint.successStatus ?? 200 });
+      timings.since("serialize", serializingSince);
+      return response;
     } catch (error) {
       return errorResponse(declared(endpoint, translateError(error, incoming.correlationId, log)));
     }
   };
 
-  const trpcRouter = buildTrpcRouter(routeList, async (route, incoming, input) => run(route, await authorize(route.endpoint, incoming, {}), input), log);
+  const serve = async (route: Route, request: Request, pathParams: Record<string, string>, server: Listener): Promise<Response> => {
+    const startedAt = performance.now();
+    const incoming = incomingOf(request, server);
+    const timings = new RequestTimings();
+    return finished(await answer(route, request, pathParams, incoming, timings), request, incoming, timings, startedAt);
+  };
+
+  // tRPC answers carry no Server-Timing: its calls are timed for nobody.
+  const trpcRouter = buildTrpcRouter(
+    routeList,
+    async (route, incoming, input) => run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input),
+    log,
+  );
   const openApi = buildOpenApi(
     routeList.map((route) => route.endpoint),
     { title: "Agent learning service", version: "0.1.0" },

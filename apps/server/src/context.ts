@@ -1,4 +1,4 @@
-import type { CoreDeps } from "@als/core";
+import type { CoreDeps, RequestTimings } from "@als/core";
 import type { Scope } from "@als/db";
 import type { AccountServices, Principal } from "@als/identity";
 
@@ -13,6 +13,8 @@ export interface RequestContext {
   correlationId: string;
   /** Mail, third-party sign-in and the public address, for the account endpoints. */
   accounts: AccountServices;
+  /** This request's stages and their durations (Server-Timing, debug log); handlers hand it to what they measure. */
+  timings: RequestTimings;
 }
 
 /** What the credential resolver needs of a request, taken from it before any handler runs. */

@@ -84,6 +84,7 @@ function slowCountingEmbedder(inner: Embedder, delayMs: number) {
       await Bun.sleep(delayMs);
       return inner.embedQuery(text);
     },
+    hasCachedQuery: (text) => inner.hasCachedQuery(text),
     close: async () => {},
   };
   return { embedder, counter };

@@ -13,6 +13,8 @@ export interface Embedder {
   embedDocuments(texts: string[], options?: EmbedOptions): Promise<number[][]>;
   /** Served from a bounded LRU cache; concurrent identical queries share one computation. */
   embedQuery(text: string, options?: EmbedOptions): Promise<number[]>;
+  /** Whether embedQuery(text) would be answered from the cache (or a computation under way) now; it changes nothing (request timings report it). */
+  hasCachedQuery(text: string): boolean;
   close(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ export type EmbedderOptions =
   | { kind: "openai"; baseUrl: string; apiKey?: string; model: string; dimensions: number; timeoutMs?: number };
 
 /** What each kind of embedder implements; the query cache adds embedQuery on top. */
-export interface EmbeddingProvider extends Omit<Embedder, "embedQuery"> {
+export interface EmbeddingProvider extends Omit<Embedder, "embedQuery" | "hasCachedQuery"> {
   /** Like embedDocuments, for search queries: a model trained with prefixes embeds them differently. */
   embedQueries(texts: string[], options?: EmbedOptions): Promise<number[][]>;
 }

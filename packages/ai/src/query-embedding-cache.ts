@@ -65,6 +65,7 @@ export function withQueryCache(provider: EmbeddingProvider, maxEntries: number):
     defaultThreshold: provider.defaultThreshold,
     embedDocuments: (texts, options) => provider.embedDocuments(texts, options),
     embedQuery,
+    hasCachedQuery: (text) => cache.has(text),
     close: () => provider.close(),
   };
 }

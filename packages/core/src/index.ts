@@ -61,6 +61,7 @@ export * from "./profiles/search-profiles.ts";
 export * from "./profiles/storage-stats.ts";
 export * from "./reconciler.ts";
 export * from "./reembed-stale-rows.ts";
+export * from "./request-timings.ts";
 export * from "./review/review-user-playbooks.ts";
 export * from "./search/document-expansion.ts";
 export * from "./search/document-expansion-loop.ts";

@@ -61,6 +61,12 @@ const Environment = z.object({
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_LEARNING_CONCURRENCY),
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
+  /**
+   * Operator switch: true sends each REST answer's stage timings as a Server-Timing header. Off by
+   * default: in a hosted deployment it would tell any caller how the process spends its time and
+   * whether a query's embedding was already cached, that is whether someone searched that text lately.
+   */
+  SERVICE_SERVER_TIMING: z.enum(["true", "false"]).default("false"),
   /** Searches one process runs at once; a search that could not start in time to meet its deadline answers 503 overloaded with Retry-After. */
   SERVICE_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(DEFAULT_SEARCH_CONCURRENCY),
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
@@ -169,6 +175,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
       allowedHosts: e.SERVICE_ALLOWED_HOSTS === "*" ? ("any" as const) : listOf(e.SERVICE_ALLOWED_HOSTS ?? `localhost,127.0.0.1,[::1],${e.HOST}`),
     },
     healthTimeoutMs: e.SERVICE_HEALTH_TIMEOUT_MS,
+    serverTiming: e.SERVICE_SERVER_TIMING === "true",
     identity: identitySettings(e),
     publishAdmission: { concurrency: e.SERVICE_PUBLISH_CONCURRENCY, timeoutMs: e.SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS } satisfies PublishAdmissionSettings,
     learning: { concurrency: e.LLM_CONCURRENCY } satisfies LearningSettings,

@@ -1,5 +1,6 @@
 import type { ProjectConfig } from "@als/contract";
 import type { Database, Scope } from "@als/db";
+import { processDatabaseOf } from "../process-database.ts";
 
 /**
  * How long a cached configuration is served. Writes by this process and admin/cache/invalidate
@@ -58,13 +59,15 @@ const caches = new WeakMap<Database, ProjectConfigCache>();
 
 /**
  * The configuration cache of `db`: one per database handle, so every CoreDeps built over it (a
- * composition root's, and the copies domain code makes of it) reads and invalidates the same one.
+ * composition root's, the copies domain code makes of it, and a search's view of it, see
+ * processDatabaseOf) reads and invalidates the same one.
  */
 export function configCacheOf(db: Database): ProjectConfigCache {
-  let cache = caches.get(db);
+  const processDb = processDatabaseOf(db);
+  let cache = caches.get(processDb);
   if (!cache) {
     cache = new ProjectConfigCache();
-    caches.set(db, cache);
+    caches.set(processDb, cache);
   }
   return cache;
 }

@@ -1,6 +1,7 @@
 import { ProjectConfig } from "@als/contract";
 import { projectConfig, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
+import { processDatabaseOf } from "../process-database.ts";
 import { configCacheOf } from "./config-cache.ts";
 
 export type { ProjectConfig };
@@ -11,7 +12,9 @@ export type { ProjectConfig };
  * they must not change it.
  */
 export function getProjectConfig(deps: CoreDeps, scope: Scope): Promise<ProjectConfig> {
-  return configCacheOf(deps.db).read(scope, deps.now(), () => readProjectConfigNow(deps, scope));
+  // The load is shared by every caller until it expires: it runs on the process's database, not on
+  // the caller's per-search view, so that one search's deadline cannot fail it for the others.
+  return configCacheOf(deps.db).read(scope, deps.now(), () => readProjectConfigNow({ ...deps, db: processDatabaseOf(deps.db) }, scope));
 }
 
 /**

@@ -2,6 +2,7 @@ import type { GetInteractionsRequest, GetRequestsRequest, SearchInteractionsRequ
 import { type InteractionRecord, interactions, type RequestRecord, requests, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
+import { RequestTimings } from "../request-timings.ts";
 import { planQuery } from "../search/query-plan.ts";
 import { rankedRows } from "../search/ranked-rows.ts";
 import { interactionTable } from "../search/ranked-tables.ts";
@@ -30,16 +31,27 @@ export function getAllInteractions(deps: CoreDeps, scope: Scope, limit: number):
   return interactions.listInteractions(deps.db, scope, {}, limit);
 }
 
-/** Searches a user's interactions (or only the most recent `most_recent_k`) by meaning, words or both. */
-export async function searchInteractions(deps: CoreDeps, scope: Scope, request: SearchInteractionsRequest): Promise<InteractionRecord[]> {
-  const plan = await planQuery(deps, request);
-  const fromSeq = request.most_recent_k === undefined ? undefined : await interactions.seqOfMostRecent(deps.db, scope, request.user_id, request.most_recent_k);
+/**
+ * Searches a user's interactions (or only the most recent `most_recent_k`) by meaning, words or
+ * both; its stages go to `timings` (`recent` for the most_recent_k bound).
+ */
+export async function searchInteractions(
+  deps: CoreDeps,
+  scope: Scope,
+  request: SearchInteractionsRequest,
+  timings = new RequestTimings(),
+): Promise<InteractionRecord[]> {
+  const plan = await planQuery(deps, request, timings);
+  const mostRecent = request.most_recent_k;
+  const fromSeq =
+    mostRecent === undefined ? undefined : await timings.time("recent", () => interactions.seqOfMostRecent(deps.db, scope, request.user_id, mostRecent));
   return rankedRows(
     deps,
     scope,
     interactionTable,
     { ...interactionFilters(request), ...(fromSeq !== undefined && { fromSeq }) },
     { ...plan, topK: request.top_k },
+    timings,
   );
 }
 

@@ -1,6 +1,7 @@
 import type { SearchAgentPlaybooksRequest, SearchMode, SearchUserPlaybooksRequest, Status } from "@als/contract";
 import { type AgentPlaybookRecord, agentPlaybooks, type PlaybookSearch, type Scope, type UserPlaybookRecord, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
+import { RequestTimings } from "../request-timings.ts";
 import { planQuery } from "../search/query-plan.ts";
 import { rankedRows } from "../search/ranked-rows.ts";
 import { agentPlaybookTable, userPlaybookTable } from "../search/ranked-tables.ts";
@@ -19,22 +20,29 @@ interface SearchOptions {
 
 /**
  * Ranks by meaning (vector), words (fts) or both, their scores fused (hybrid, the default);
- * without a query, the newest playbooks passing the filters.
+ * without a query, the newest playbooks passing the filters (timed as `stage`, "list").
  */
 async function rankOrList<R>(
   deps: CoreDeps,
   request: SearchOptions,
+  timings: RequestTimings,
+  stage: string,
   rank: (search: PlaybookSearch) => Promise<R[]>,
   newest: (limit: number) => Promise<R[]>,
 ): Promise<R[]> {
   const query = request.query?.trim() ?? "";
-  if (query === "") return newest(request.top_k);
-  const plan = await planQuery(deps, { ...request, query });
+  if (query === "") return timings.time(stage, () => newest(request.top_k), "list");
+  const plan = await planQuery(deps, { ...request, query }, timings);
   return rank({ ...plan, topK: request.top_k });
 }
 
-/** Searches user playbooks of the project, or of one user when user_id is given. */
-export function searchUserPlaybooks(deps: CoreDeps, scope: Scope, request: SearchUserPlaybooksRequest): Promise<UserPlaybookRecord[]> {
+/** Searches user playbooks of the project, or of one user when user_id is given; its stages go to `timings`. */
+export function searchUserPlaybooks(
+  deps: CoreDeps,
+  scope: Scope,
+  request: SearchUserPlaybooksRequest,
+  timings = new RequestTimings(),
+): Promise<UserPlaybookRecord[]> {
   const filters = {
     ...playbookFilters(request),
     statuses: request.status_filter ?? DEFAULT_SEARCH_STATUSES,
@@ -44,16 +52,23 @@ export function searchUserPlaybooks(deps: CoreDeps, scope: Scope, request: Searc
   return rankOrList(
     deps,
     request,
-    (search) => rankedRows(deps, scope, userPlaybookTable, filters, search),
+    timings,
+    userPlaybookTable.collection,
+    (search) => rankedRows(deps, scope, userPlaybookTable, filters, search, timings),
     (limit) => userPlaybooks.listUserPlaybooks(deps.db, scope, filters, limit),
   );
 }
 
 /**
  * Searches the project's agent playbooks. user_id only identifies the caller (for retrieval
- * experiments); source matches through the linked source user playbooks.
+ * experiments); source matches through the linked source user playbooks. Its stages go to `timings`.
  */
-export function searchAgentPlaybooks(deps: CoreDeps, scope: Scope, request: SearchAgentPlaybooksRequest): Promise<AgentPlaybookRecord[]> {
+export function searchAgentPlaybooks(
+  deps: CoreDeps,
+  scope: Scope,
+  request: SearchAgentPlaybooksRequest,
+  timings = new RequestTimings(),
+): Promise<AgentPlaybookRecord[]> {
   const filters = {
     ...playbookFilters(request),
     statuses: request.status_filter ?? DEFAULT_SEARCH_STATUSES,
@@ -63,7 +78,9 @@ export function searchAgentPlaybooks(deps: CoreDeps, scope: Scope, request: Sear
   return rankOrList(
     deps,
     request,
-    (search) => rankedRows(deps, scope, agentPlaybookTable, filters, search),
+    timings,
+    agentPlaybookTable.collection,
+    (search) => rankedRows(deps, scope, agentPlaybookTable, filters, search, timings),
     (limit) => agentPlaybooks.listAgentPlaybooks(deps.db, scope, filters, limit),
   );
 }

@@ -1,6 +1,7 @@
 import { type Database, type RankedQuery, type RankedScores, rankedArmDepth, type Scope } from "@als/db";
-import type { Collection, VectorFilter } from "@als/vector";
+import type { Collection, VectorFilter, VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
+import { RequestTimings } from "../request-timings.ts";
 import { fuseByScore } from "./score-fusion.ts";
 
 /** One searchable table as ranked search sees it, with `F` its filters and `Id` its row ids. */
@@ -26,6 +27,9 @@ export interface RankedTable<R, F, Id extends string | number> {
  * arm stays in PostgreSQL, and the two are fused here by the same weights; the rows are then read from
  * PostgreSQL by id under the filters again, so a row deleted or changed since its last sync to the
  * index is never served.
+ *
+ * Timed in `timings` under the table's collection name ("sql" or "index"); through the index also
+ * its parts, `<collection>.vector`, `.text` and `.read`, so an operator sees which one is slow.
  */
 export async function rankedRows<R, F, Id extends string | number>(
   deps: Pick<CoreDeps, "db" | "vectorIndex">,
@@ -33,25 +37,48 @@ export async function rankedRows<R, F, Id extends string | number>(
   table: RankedTable<R, F, Id>,
   filters: F,
   query: RankedQuery,
+  timings = new RequestTimings(),
 ): Promise<R[]> {
   const index = deps.vectorIndex;
   const filter = index && query.mode !== "fts" && query.queryVector ? table.vectorFilter(scope, filters) : null;
-  if (!index || !query.queryVector || filter === null) return table.searchInDatabase(deps.db, scope, filters, query);
+  const stage = table.collection;
+  if (!index || !query.queryVector || filter === null) return timings.time(stage, () => table.searchInDatabase(deps.db, scope, filters, query), "sql");
+  const vector = query.queryVector;
+  return timings.time(stage, () => rankedThroughIndex(deps, scope, table, filters, { ...query, queryVector: vector }, index, filter, timings), "index");
+}
+
+/** rankedRows through the vector index: its vector arm, the text arm in PostgreSQL, fused here, rows read by id. */
+async function rankedThroughIndex<R, F, Id extends string | number>(
+  deps: Pick<CoreDeps, "db">,
+  scope: Scope,
+  table: RankedTable<R, F, Id>,
+  filters: F,
+  query: RankedQuery & { queryVector: number[] },
+  index: VectorIndex,
+  filter: VectorFilter,
+  timings: RequestTimings,
+): Promise<R[]> {
+  const stage = table.collection;
   const depth = rankedArmDepth(query.topK);
   const [nearest, matching] = await Promise.all([
-    index.search(table.collection, {
-      vector: query.queryVector,
-      filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: query.embeddingModel }] },
-      topK: depth,
-      threshold: query.threshold,
-    }),
-    query.mode === "hybrid" && query.queryText ? table.searchInDatabase(deps.db, scope, filters, { ...query, mode: "fts", topK: depth }) : Promise.resolve([]),
+    timings.time(`${stage}.vector`, () =>
+      index.search(table.collection, {
+        vector: query.queryVector,
+        filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: query.embeddingModel }] },
+        topK: depth,
+        threshold: query.threshold,
+      }),
+    ),
+    query.mode === "hybrid" && query.queryText
+      ? timings.time(`${stage}.text`, () => table.searchInDatabase(deps.db, scope, filters, { ...query, mode: "fts", topK: depth }))
+      : Promise.resolve([]),
   ]);
   const fused = fuseByScore(
     nearest.map((hit) => ({ id: table.idOfPoint(hit.id), similarity: hit.similarity })),
     matching.map((row) => ({ id: table.idOf(row), textScore: row.text_score ?? 0 })),
     query.similarityFloor,
   );
-  const rows = new Map((await table.readByIds(deps.db, scope, filters, fused)).map((row) => [table.idOf(row), row]));
+  const read = await timings.time(`${stage}.read`, () => table.readByIds(deps.db, scope, filters, fused));
+  const rows = new Map(read.map((row) => [table.idOf(row), row]));
   return fused.flatMap((id) => rows.get(id) ?? []).slice(0, query.topK);
 }

@@ -1,6 +1,8 @@
 import { availableParallelism } from "node:os";
 import type { Database } from "@als/db";
 import { type CoreDeps, DEFAULT_SEARCH_CONCURRENCY } from "../deps.ts";
+import { asViewOf } from "../process-database.ts";
+import type { RequestTimings } from "../request-timings.ts";
 import { SEARCH_DEADLINE_MS } from "../settings.ts";
 
 /**
@@ -174,6 +176,8 @@ export interface SearchAdmissionOptions {
   startedAt?: number;
   /** Aborted when the search's deadline passes: its statements not yet sent are then skipped. */
   signal?: AbortSignal;
+  /** Where the wait for a slot is recorded (stage `admission`), refused searches included. */
+  timings?: RequestTimings;
 }
 
 /**
@@ -193,7 +197,9 @@ export async function admitSearch<T>(deps: CoreDeps, work: (admitted: CoreDeps) 
     slots = new SearchSlots(concurrency);
     slotsOf.set(deps.db, slots);
   }
+  const waitingSince = performance.now();
   const release = await slots.take(startedAt + deadlineMs, signal);
+  options.timings?.since("admission", waitingSince);
   if (!release) throw new SearchOverloadedError(concurrency, slots.retryAfterSeconds());
   let running: Promise<T>;
   try {
@@ -276,7 +282,7 @@ export function abortableDatabase(db: Database, signal: AbortSignal, startedAt =
     return turns ? turns.run(signal, startedAt, work) : work();
   };
   const check = () => (signal.aborted ? Promise.reject(signal.reason) : undefined);
-  return {
+  return asViewOf(db, {
     kind: db.kind,
     query: (text, params) => inTurn(() => db.query(text, params)),
     exec: (script) => inTurn(() => db.exec(script)),
@@ -292,5 +298,5 @@ export function abortableDatabase(db: Database, signal: AbortSignal, startedAt =
         ),
       ),
     close: () => db.close(),
-  };
+  });
 }

@@ -13,6 +13,7 @@ import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { searchAgentPlaybooks, searchUserPlaybooks } from "../playbooks/search-playbooks.ts";
 import { searchProfiles } from "../profiles/search-profiles.ts";
+import { RequestTimings } from "../request-timings.ts";
 import { SEARCH_DEADLINE_MS } from "../settings.ts";
 import { assignExperimentArm } from "./experiment-assignment.ts";
 import { issueExposureReceipt } from "./exposure-receipts.ts";
@@ -36,11 +37,19 @@ export interface UnifiedSearchResult {
 
 /**
  * Searches profiles, user playbooks and agent playbooks at once, within the search deadline (504
- * with reason search_deadline and no partial results when it passes; settings can lift it).
+ * with reason search_deadline and no partial results when it passes; settings can lift it). Its
+ * stages go to `timings`: admission, config, reformulate, dedup.read, embed, each entity's search,
+ * dedup.claim, receipts.
  */
-export async function unifiedSearch(deps: CoreDeps, scope: Scope, request: UnifiedSearchRequest, correlationId: string): Promise<UnifiedSearchResult> {
+export async function unifiedSearch(
+  deps: CoreDeps,
+  scope: Scope,
+  request: UnifiedSearchRequest,
+  correlationId: string,
+  timings = new RequestTimings(),
+): Promise<UnifiedSearchResult> {
   const deadlineMs = deps.search?.deadlineMs === undefined ? SEARCH_DEADLINE_MS : deps.search.deadlineMs;
-  if (deadlineMs === null) return admitSearch(deps, (admitted) => searchAll(admitted, scope, request, () => {}));
+  if (deadlineMs === null) return admitSearch(deps, (admitted) => searchAll(admitted, scope, request, timings, () => {}), { timings });
   const startedAt = performance.now();
   const timeout = () => new AppError("search_deadline", "Request timeout", { reason: "search_deadline", correlation_id: correlationId });
   // The deadline stops the search's remaining work too: no statement, embedding or arm starts after it.
@@ -58,10 +67,11 @@ export async function unifiedSearch(deps: CoreDeps, scope: Scope, request: Unifi
   const checkDeadline = () => {
     if (expiry.signal.aborted || performance.now() - startedAt >= deadlineMs) throw timeout();
   };
-  const searching = admitSearch(deps, (admitted) => searchAll(admitted, scope, request, checkDeadline, expiry.signal), {
+  const searching = admitSearch(deps, (admitted) => searchAll(admitted, scope, request, timings, checkDeadline, expiry.signal), {
     deadlineMs,
     startedAt,
     signal: expiry.signal,
+    timings,
   });
   try {
     return await Promise.race([searching, expired]);
@@ -74,12 +84,15 @@ async function searchAll(
   deps: CoreDeps,
   scope: Scope,
   request: UnifiedSearchRequest,
+  timings: RequestTimings,
   checkDeadline: () => void,
   signal?: AbortSignal,
 ): Promise<UnifiedSearchResult> {
-  const experiment = await experimentArmOf(deps, scope, request.user_id);
+  const experiment = await timings.time("config", () => experimentArmOf(deps, scope, request.user_id));
   const degradations: Degradation[] = [];
-  const resolved = request.enable_reformulation ? await reformulateQuery(deps, request.query, request.conversation_history) : undefined;
+  const resolved = request.enable_reformulation
+    ? await timings.time("reformulate", () => reformulateQuery(deps, request.query, request.conversation_history))
+    : undefined;
   if (resolved?.degradation) degradations.push({ component: "reformulation", reason: resolved.degradation });
   const nothing = { profiles: [], userPlaybooks: [], agentPlaybooks: [], reformulatedQuery: resolved?.reformulated ?? null, degradations, experiment };
   // The holdout arm is served no learnings: that is what the experiment measures.
@@ -87,7 +100,7 @@ async function searchAll(
 
   const wanted = new Set(request.entity_types);
   const sessionId = request.session_id || undefined;
-  const served = sessionId ? await searchSessions.findServed(deps.db, scope, sessionId) : new Set<string>();
+  const served = sessionId ? await timings.time("dedup.read", () => searchSessions.findServed(deps.db, scope, sessionId)) : new Set<string>();
   const notServed = (item: ServedItem) => !served.has(searchSessions.servedKey(item));
   // Asks for enough that top_k remain once what the session was served already is dropped.
   const depth = (kind: ServedItem["kind"]) => request.top_k + [...served].filter((key) => key.startsWith(`${kind}:`)).length;
@@ -105,14 +118,17 @@ async function searchAll(
   const playbookCommon = { ...common, agent_version: request.agent_version, playbook_name: request.playbook_name };
   // Profiles belong to one user: without user_id there is nobody whose profiles to search.
   const settled = await Promise.allSettled([
-    wanted.has("profiles") && request.user_id ? searchProfiles(shared, scope, { ...common, user_id: request.user_id, top_k: depth("profile") }) : [],
-    wanted.has("user_playbooks") ? searchUserPlaybooks(shared, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") }) : [],
+    wanted.has("profiles") && request.user_id ? searchProfiles(shared, scope, { ...common, user_id: request.user_id, top_k: depth("profile") }, timings) : [],
+    wanted.has("user_playbooks")
+      ? searchUserPlaybooks(shared, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") }, timings)
+      : [],
     wanted.has("agent_playbooks")
-      ? searchAgentPlaybooks(shared, scope, {
-          ...playbookCommon,
-          playbook_status_filter: request.agent_playbook_status_filter,
-          top_k: depth("agent_playbook"),
-        })
+      ? searchAgentPlaybooks(
+          shared,
+          scope,
+          { ...playbookCommon, playbook_status_filter: request.agent_playbook_status_filter, top_k: depth("agent_playbook") },
+          timings,
+        )
       : [],
   ]);
   const searched = settled.filter((_, index) => wanted.has(ENTITY_ORDER[index]!)).length;
@@ -130,24 +146,22 @@ async function searchAll(
 
   checkDeadline();
   if (sessionId) {
-    const claimed = await searchSessions.claimServed(deps.db, scope, {
-      sessionId,
-      interactionId: request.interaction_id,
-      servedAt: deps.now(),
-      items: [
-        ...profiles.map((p): ServedItem => ({ kind: "profile", id: p.profile_id })),
-        ...userPlaybooks.map((p): ServedItem => ({ kind: "user_playbook", id: String(p.user_playbook_id) })),
-        ...agentPlaybooks.map((p): ServedItem => ({ kind: "agent_playbook", id: String(p.agent_playbook_id) })),
-      ],
-    });
+    const items = [
+      ...profiles.map((p): ServedItem => ({ kind: "profile", id: p.profile_id })),
+      ...userPlaybooks.map((p): ServedItem => ({ kind: "user_playbook", id: String(p.user_playbook_id) })),
+      ...agentPlaybooks.map((p): ServedItem => ({ kind: "agent_playbook", id: String(p.agent_playbook_id) })),
+    ];
+    const claimed = await timings.time("dedup.claim", () =>
+      searchSessions.claimServed(deps.db, scope, { sessionId, interactionId: request.interaction_id, servedAt: deps.now(), items }),
+    );
     // A concurrent search of the session claimed these first and serves them.
     const mine = (item: ServedItem) => claimed.has(searchSessions.servedKey(item));
     profiles = profiles.filter((p) => mine({ kind: "profile", id: p.profile_id }));
     userPlaybooks = userPlaybooks.filter((p) => mine({ kind: "user_playbook", id: String(p.user_playbook_id) }));
     agentPlaybooks = agentPlaybooks.filter((p) => mine({ kind: "agent_playbook", id: String(p.agent_playbook_id) }));
   }
-  const receipts = await Promise.all(
-    userPlaybooks.map((p) => issueExposureReceipt(deps, scope, { session_id: sessionId, user_playbook_id: p.user_playbook_id })),
+  const receipts = await timings.time("receipts", () =>
+    Promise.all(userPlaybooks.map((p) => issueExposureReceipt(deps, scope, { session_id: sessionId, user_playbook_id: p.user_playbook_id }))),
   );
   return {
     ...nothing,
@@ -195,12 +209,15 @@ async function experimentArmOf(deps: CoreDeps, scope: Scope, userId: string | un
 }
 
 /**
- * The embedder, embedding each query text at most once however many searches ask for it. Once
+ * The embedder, embedding each query text at most once however many searches ask for it; a text it
+ * has embedded counts as cached as the process's cache had it when first asked, so the searches that
+ * share that embedding report it as the request saw it (a miss stays a miss). Once
  * `signal` is aborted, no embedding starts and waiting ones reject with its reason (their tasks not
  * yet running in the pool are dropped).
  */
 function embeddingOnce(embedder: Embedder, signal?: AbortSignal): Embedder {
   const vectors = new Map<string, Promise<number[]>>();
+  const cachedAtFirst = new Map<string, boolean>();
   return {
     modelId: embedder.modelId,
     dimensions: embedder.dimensions,
@@ -209,11 +226,13 @@ function embeddingOnce(embedder: Embedder, signal?: AbortSignal): Embedder {
     embedQuery(text) {
       let vector = vectors.get(text);
       if (!vector) {
+        cachedAtFirst.set(text, embedder.hasCachedQuery(text));
         vector = signal ? abortable(embedder.embedQuery(text, { signal }), signal) : embedder.embedQuery(text);
         vectors.set(text, vector);
       }
       return vector;
     },
+    hasCachedQuery: (text) => cachedAtFirst.get(text) ?? embedder.hasCachedQuery(text),
     close: () => embedder.close(),
   };
 }

@@ -3,9 +3,9 @@ import { admitSearch, searchProfiles, toProfile } from "@als/core";
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.profiles.search, {
-  async handle({ deps, scope }, input) {
+  async handle({ deps, scope, timings }, input) {
     // Under the process's search admission: 503 overloaded when it could not start in time.
-    const found = await admitSearch(deps, (admitted) => searchProfiles(admitted, scope, input));
+    const found = await admitSearch(deps, (admitted) => searchProfiles(admitted, scope, input, timings), { timings });
     return { success: true, user_profiles: found.map(toProfile), msg: `Found ${found.length} matching profile(s)` };
   },
 });

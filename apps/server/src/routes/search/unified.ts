@@ -4,17 +4,19 @@ import { recordSearchEvidence } from "@als/identity";
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.search.unified, {
-  async handle({ deps, principal, scope, correlationId }, input) {
-    const found = await unifiedSearch(deps, scope, input, correlationId);
-    await recordSearchEvidence(deps, principal, scope, {
-      route: endpoints.search.unified.procedure,
-      userId: input.user_id ?? null,
-      servedIds: [
-        ...found.profiles.map((profile) => `profile:${profile.profile_id}`),
-        ...found.userPlaybooks.map(({ record }) => `user_playbook:${record.user_playbook_id}`),
-        ...found.agentPlaybooks.map((playbook) => `agent_playbook:${playbook.agent_playbook_id}`),
-      ],
-    });
+  async handle({ deps, principal, scope, correlationId, timings }, input) {
+    const found = await unifiedSearch(deps, scope, input, correlationId, timings);
+    await timings.time("evidence", () =>
+      recordSearchEvidence(deps, principal, scope, {
+        route: endpoints.search.unified.procedure,
+        userId: input.user_id ?? null,
+        servedIds: [
+          ...found.profiles.map((profile) => `profile:${profile.profile_id}`),
+          ...found.userPlaybooks.map(({ record }) => `user_playbook:${record.user_playbook_id}`),
+          ...found.agentPlaybooks.map((playbook) => `agent_playbook:${playbook.agent_playbook_id}`),
+        ],
+      }),
+    );
     return {
       success: true,
       profiles: found.profiles.map(toProfile),

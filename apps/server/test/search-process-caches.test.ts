@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Database } from "@als/db";
+import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
+import { startTestService, type TestService } from "../../../test/support/service.ts";
+
+// Each search runs on a view of the database made for it (its deadline, its statement turns); the
+// process's caches must still see one database, or every search reads them again (found by the
+// Server-Timing stages: `config` and `receipts` each cost a round trip, and the receipt secret a write).
+let svc: TestService;
+const statements: string[] = [];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  await addUserPlaybooks(svc, [{ user_id: "ana", content: "Offer a refund when the order arrived broken" }]);
+  const db = svc.deps.db;
+  const counting: Database = {
+    kind: db.kind,
+    query: (text, params) => {
+      statements.push(text);
+      return db.query(text, params);
+    },
+    exec: (script) => db.exec(script),
+    transaction: (work, options) => db.transaction(work, options),
+    close: () => db.close(),
+  };
+  svc.deps.db = counting;
+});
+afterAll(async () => {
+  svc.deps.db = svc.db;
+  await svc.close();
+});
+
+test("searches read the project configuration and the exposure receipt secret once per process, not once per search", async () => {
+  for (const query of ["refund for a broken order", "the parcel came damaged", "money back please"]) {
+    const answer = await svc.call("POST", "/api/search", { query, user_id: "ana" });
+    expect(answer.status).toBe(200);
+    expect(answer.body.user_playbooks.length).toBeGreaterThan(0);
+  }
+  expect(statements.filter((text) => text.includes("FROM project_config")).length).toBe(1);
+  expect(statements.filter((text) => text.includes("INTO service_secrets")).length).toBe(1);
+});
