@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Endpoint } from "@als/contract";
+import { toolCallOf } from "@als/core";
+import { extractionRuns, pendingToolCalls } from "@als/db";
 import { openSession } from "@als/identity";
 import { sampleInput } from "../../../test/support/sample-input.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -51,6 +53,17 @@ beforeAll(async () => {
   const operation = await asA("POST", "/api/playbook_aggregation_operations", { request_id: "alpha-aggregation", agent_version: "alpha-v1" });
   await asA("POST", "/api/set_config", { window_size: 17 });
   await asA("POST", "/api/session_outcome", { session_id: "alpha-session", outcome: "success", occurred_at: 1, label: "alpha-label" });
+  await asA("POST", "/api/retrieval_experiments", { experiment_id: "alpha-experiment", holdout_percentage: 50 });
+  // Ended, so A's own search at the end is not a holdout's (empty) answer; its record and results stay.
+  await asA("POST", "/api/retrieval_experiments/stop", { experiment_id: "alpha-experiment" });
+  // A question of A's extraction: raised as a run of the learning step raises it (this service has no LLM).
+  const scopeOfA = { orgId: a.orgId, projectId: "default" };
+  const question = toolCallOf(scopeOfA, A_USER, { question_text: `${A_TEXT}?`, answer_format: "yes/no", tags: [], context: null }, svc.deps.now());
+  await svc.db.transaction(async (tx) => {
+    const run = { run_id: "alpha-run", user_id: A_USER, extractor: "profile", from_seq: 0, through_seq: 1, messages: {}, created_at: svc.deps.now() };
+    await extractionRuns.createRun(tx, scopeOfA, run);
+    await pendingToolCalls.raiseToolCall(tx, scopeOfA, question, run.run_id);
+  });
   await svc.learningIdle().catch(() => {});
   const stored = await svc.db.query<{ id: number }>("SELECT interaction_id AS id FROM interactions WHERE org_id = $1", [a.orgId]);
   const [profile] = await svc.db.query<{ profile_id: string }>("SELECT profile_id FROM profiles WHERE org_id = $1", [a.orgId]);
@@ -72,6 +85,9 @@ beforeAll(async () => {
     interaction_id: stored[0]!.id,
     interaction_ids: stored.map((row) => row.id),
     operation_id: operation.operation_id,
+    pending_tool_call_id: question.id,
+    answer: "beta's answer",
+    experiment_id: "alpha-experiment",
     org_id: a.orgId,
     member_id: a.ownerId,
     prefix: key!.prefix,

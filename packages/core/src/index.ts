@@ -26,6 +26,7 @@ export * from "./generation/upgrade-user-playbooks.ts";
 export { eraseUser } from "./governance/erase-user.ts";
 export { exportUser } from "./governance/export-user.ts";
 export { PURGE_LEASE_SECONDS, runPurgeStep } from "./governance/purge-step.ts";
+export { toolCallOf } from "./human-questions/ask-human.ts";
 export * from "./human-questions/tool-calls.ts";
 export * from "./interactions/delete-interactions.ts";
 export * from "./interactions/embed-interactions.ts";
