@@ -1,12 +1,10 @@
 import { AppError, type PendingToolCall } from "@als/contract";
 import { type PendingToolCallRecord, type PendingToolCallStatus, pendingToolCalls, type Scope, type Settlement } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
+import { isoTime, isoTimeOrNull } from "../iso-time.ts";
 
 /** How long an answer holds, and is reused for the same question, when the person does not say (valid_for_seconds). */
 export const DEFAULT_ANSWER_VALID_SECONDS = 30 * 86_400;
-
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
-const isoOrNull = (seconds: number | null) => (seconds === null ? null : iso(seconds));
 
 /** The wire form of a stored question (PendingToolCallResponse). */
 export function toPendingToolCall(record: PendingToolCallRecord): PendingToolCall {
@@ -25,11 +23,11 @@ export function toPendingToolCall(record: PendingToolCallRecord): PendingToolCal
     answer_format: record.answer_format,
     result: record.result,
     superseded_by: record.superseded_by,
-    created_at: iso(record.created_at),
-    resolved_at: isoOrNull(record.resolved_at),
-    expires_at: iso(record.expires_at),
-    cache_until: isoOrNull(record.cache_until),
-    valid_until: isoOrNull(record.valid_until),
+    created_at: isoTime(record.created_at),
+    resolved_at: isoTimeOrNull(record.resolved_at),
+    expires_at: isoTime(record.expires_at),
+    cache_until: isoTimeOrNull(record.cache_until),
+    valid_until: isoTimeOrNull(record.valid_until),
   };
 }
 

@@ -1,7 +1,6 @@
 import { profiles, type Scope, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-
-const isoOrNull = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString());
+import { isoTimeOrNull } from "../iso-time.ts";
 
 /** How much a user has stored, across all statuses. */
 export async function storageStats(deps: CoreDeps, scope: Scope, userId: string) {
@@ -9,7 +8,7 @@ export async function storageStats(deps: CoreDeps, scope: Scope, userId: string)
   return {
     profile_count: counts.profile_count,
     playbook_count: playbookCount,
-    oldest_profile_modified: isoOrNull(counts.oldest_modified_timestamp),
-    newest_profile_modified: isoOrNull(counts.newest_modified_timestamp),
+    oldest_profile_modified: isoTimeOrNull(counts.oldest_modified_timestamp),
+    newest_profile_modified: isoTimeOrNull(counts.newest_modified_timestamp),
   };
 }

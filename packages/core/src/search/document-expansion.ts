@@ -1,4 +1,4 @@
-import { type Llm, renderPrompt } from "@als/ai";
+import { type Llm, type RenderedPrompt, renderPrompt } from "@als/ai";
 import { documentExpansion, type ExpandedTable, learning, type PendingExpansion, type Scope } from "@als/db";
 import { z } from "zod";
 import { readProjectConfigNow } from "../config/project-config.ts";
@@ -60,44 +60,55 @@ export async function expandDocumentsStep(deps: CoreDeps & { llm: Llm }, scope: 
   let expanded = 0;
   for (const table of Object.keys(documentExpansion.EXPANDED_TABLES) as ExpandedTable[]) {
     const rows = await documentExpansion.pendingExpansions(deps.db, scope, table, batchSize);
-    if (rows.length === 0) continue;
-    const fitting = fitBatch(deps.llm, inputBudgetOf(deps.llm, config.learning_input_budget_tokens), table, rows);
-    const prompt = renderPrompt("document-expansion", { kind: KIND_NAMES[table], max_terms: String(MAX_TERMS), documents: listed(fitting) });
-    const reply = await deps.llm.generateObject({
-      system: prompt.system,
-      user: prompt.user,
-      schema: Expansions,
-      schemaName: "document_expansion",
-      signal: AbortSignal.timeout(LLM_CALL_MS),
-    });
-    const termsOf = new Map(reply.value.expansions.map((entry) => [entry.document, entry.terms]));
-    const now = deps.now();
-    expanded = await deps.db.transaction(async (tx) => {
-      const stored = await documentExpansion.storeExpansions(
-        tx,
-        scope,
-        table,
-        fitting.map((row, index) => ({ id: row.id, digest: row.digest, terms: storedTerms(termsOf.get(index + 1) ?? []) })),
-      );
-      await learning.recordLlmUsage(tx, scope, [{ ...reply.usage, stage: "document_expansion", userId: null, requestId: null }], now);
-      return stored;
-    });
-    break;
+    if (rows.length > 0) {
+      expanded = await expandBatch(deps, scope, table, fitBatch(deps.llm, inputBudgetOf(deps.llm, config.learning_input_budget_tokens), table, rows));
+      break;
+    }
   }
   return { expanded, remaining: await documentExpansion.countPendingExpansions(deps.db, scope) };
+}
+
+/** One LLM call for the batch, its terms stored with the tokens spent; returns how many rows took them. */
+async function expandBatch(deps: CoreDeps & { llm: Llm }, scope: Scope, table: ExpandedTable, batch: FittedBatch): Promise<number> {
+  const { rows, prompt } = batch;
+  const reply = await deps.llm.generateObject({
+    system: prompt.system,
+    user: prompt.user,
+    schema: Expansions,
+    schemaName: "document_expansion",
+    signal: AbortSignal.timeout(LLM_CALL_MS),
+  });
+  const termsOf = new Map(reply.value.expansions.map((entry) => [entry.document, entry.terms]));
+  const now = deps.now();
+  return deps.db.transaction(async (tx) => {
+    const stored = await documentExpansion.storeExpansions(
+      tx,
+      scope,
+      table,
+      rows.map((row, index) => ({ id: row.id, digest: row.digest, terms: storedTerms(termsOf.get(index + 1) ?? []) })),
+    );
+    await learning.recordLlmUsage(tx, scope, [{ ...reply.usage, stage: "document_expansion", userId: null, requestId: null }], now);
+    return stored;
+  });
 }
 
 function listed(rows: readonly PendingExpansion[]): string {
   return rows.map((row, index) => `${index + 1}. ${documentText(row).replaceAll("\n", " / ")}`).join("\n");
 }
 
-/** The longest prefix of the batch whose prompt fits the project's input budget (at least one row: each is capped). */
-function fitBatch(llm: Llm, budget: number, table: ExpandedTable, rows: readonly PendingExpansion[]): PendingExpansion[] {
-  const tokensOf = (batch: readonly PendingExpansion[]) => {
-    const prompt = renderPrompt("document-expansion", { kind: KIND_NAMES[table], max_terms: String(MAX_TERMS), documents: listed(batch) });
-    return llm.inputTokens.count(prompt.system) + llm.inputTokens.count(prompt.user);
-  };
+interface FittedBatch {
+  rows: PendingExpansion[];
+  prompt: RenderedPrompt;
+}
+
+/** The longest prefix of the batch whose prompt fits the project's input budget (at least one row: each is capped), with that prompt. */
+function fitBatch(llm: Llm, budget: number, table: ExpandedTable, rows: readonly PendingExpansion[]): FittedBatch {
+  const promptOf = (batch: readonly PendingExpansion[]) =>
+    renderPrompt("document-expansion", { kind: KIND_NAMES[table], max_terms: String(MAX_TERMS), documents: listed(batch) });
   let count = rows.length;
-  while (count > 1 && tokensOf(rows.slice(0, count)) > budget) count = Math.ceil(count / 2);
-  return rows.slice(0, count);
+  for (;;) {
+    const prompt = promptOf(rows.slice(0, count));
+    if (count === 1 || llm.inputTokens.count(prompt.system) + llm.inputTokens.count(prompt.user) <= budget) return { rows: rows.slice(0, count), prompt };
+    count = Math.ceil(count / 2);
+  }
 }
