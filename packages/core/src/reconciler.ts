@@ -48,6 +48,8 @@ export class Reconciler {
   /** Aborted by stop(): a generation run in progress ends at its next commit and waits for the next start. */
   private readonly stopping = new AbortController();
   private readonly due = new Set<UserKey>();
+  /** Lanes learning from due users; each takes one user at a time until none is due. */
+  private readonly lanes = new Set<Promise<void>>();
   private readonly sleeping = new Map<UserKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
   private analyzedAt = -Infinity;
@@ -69,6 +71,8 @@ export class Reconciler {
   wakeUser(scope: Scope, userId: string): void {
     this.due.add(keyOf(scope, userId));
     this.sleeping.delete(keyOf(scope, userId));
+    // A user queued while a pass runs takes an idle lane now rather than waiting for the next pass.
+    if (this.recovered) this.startLanes();
     this.poke();
   }
 
@@ -89,7 +93,7 @@ export class Reconciler {
 
   /** Resolves when no pass or generation run is running and no user is queued (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.pass || this.generationLane) await (this.pass ?? this.generationLane);
+    while (this.pass || this.generationLane || this.lanes.size > 0) await (this.pass ?? this.generationLane ?? Promise.all(this.lanes));
     await this.vectorSync?.idle();
     await this.documentExpansion?.idle();
   }
@@ -129,12 +133,25 @@ export class Reconciler {
         }
       }
       this.runGenerationLane();
-      // Each lane learns from one user at a time and mostly waits on the LLM: as many lanes as the provider takes calls.
-      const lanes = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
-      await Promise.all([...Array.from({ length: lanes }, () => this.drainDueUsers()), this.runDueOperations(), this.runDuePurges()]);
+      this.startLanes();
+      await Promise.all([this.lanesDrained(), this.runDueOperations(), this.runDuePurges()]);
     } catch (error) {
       this.onError(error);
     }
+  }
+
+  /** Each lane learns from one user at a time and mostly waits on the LLM: as many lanes as the provider takes calls. */
+  private startLanes(): void {
+    const limit = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
+    // A lane takes its first user synchronously, so the due set shrinks as lanes start.
+    while (this.lanes.size < limit && this.due.size > 0) {
+      const lane: Promise<void> = this.drainDueUsers().finally(() => this.lanes.delete(lane));
+      this.lanes.add(lane);
+    }
+  }
+
+  private async lanesDrained(): Promise<void> {
+    while (this.lanes.size > 0) await Promise.all(this.lanes);
   }
 
   private async drainDueUsers(): Promise<void> {
