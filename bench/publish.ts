@@ -7,11 +7,12 @@
  *
  *   bun bench/publish.ts [--mode embedded|full|both] [--concurrency 1,16] [--extraction excluded,included]
  *     [--requests 300] [--warmup 6] [--users 50] [--per-session 4] [--max-row-seconds 20]
- *     [--padding-words 0] [--input-budget <tokens; default: the project default>]
+ *     [--padding-words 0] [--input-budget <tokens; default: the project default>] [--pairs-per-request 1]
  *     [--postgres-url <server url; default: bash infra/postgres.sh url>]
  *
  * --padding-words appends that many words (a pasted log) to every user turn, so windows outgrow the
  * input budget; included rows report the LLM tokens per learned request either way.
+ * --pairs-per-request: turn pairs (User, Agent) per request; 5 is the batch of 10 interactions.
  *
  * Every row starts from a fresh, empty database (a PGlite directory under .cache/bench/pglite/, or a
  * new database bench_publish_<hex> on the PostgreSQL server), removed again at the end of the row.
@@ -54,6 +55,7 @@ function options() {
       "max-row-seconds": { type: "string", default: "20" },
       "postgres-url": { type: "string" },
       "padding-words": { type: "string", default: "0" },
+      "pairs-per-request": { type: "string", default: "1" },
       "input-budget": { type: "string" },
     },
     strict: true,
@@ -77,6 +79,7 @@ function options() {
     users,
     perSession: integerOption("per-session", values["per-session"], 1),
     maxRowSeconds: integerOption("max-row-seconds", values["max-row-seconds"], 1),
+    pairsPerRequest: integerOption("pairs-per-request", values["pairs-per-request"], 1),
     postgresUrl: values["postgres-url"],
     paddingWords: integerOption("padding-words", values["padding-words"], 0),
     inputBudget: values["input-budget"] === undefined ? undefined : integerOption("input-budget", values["input-budget"], 1),
@@ -217,14 +220,16 @@ async function runRow(
   const app = buildApp({ deps, log: createLogger("error"), mode });
   const path = `/api/publish_interaction${included ? "?wait_for_response=true" : ""}`;
 
+  // The n-th request of user u carries turn pairs n·p … n·p + p − 1 of that user.
+  const pairsOf = (u: number, n: number) => Array.from({ length: opts.pairsPerRequest }, (_, j) => turnPair(u, n * opts.pairsPerRequest + j));
   const padding = opts.paddingWords > 0 ? `\n${Array.from({ length: opts.paddingWords }, (_, i) => `log${i % 97}`).join(" ")}` : "";
-  const publish = async (userId: string, sessionId: string, pair: ReturnType<typeof turnPair>) => {
+  const publish = async (userId: string, sessionId: string, pairs: ReturnType<typeof turnPair>[]) => {
     const body = JSON.stringify({
       user_id: userId,
       session_id: sessionId,
       source: "bench",
       force_extraction: true,
-      interaction_data_list: [{ ...pair.user, content: pair.user.content + padding }, pair.agent],
+      interaction_data_list: pairs.flatMap((pair) => [{ ...pair.user, content: pair.user.content + padding }, pair.agent]),
     });
     const t = performance.now();
     const response = await app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }));
@@ -252,7 +257,7 @@ async function runRow(
       if (response.status !== 200) throw new Error(`update_config answered ${response.status}: ${await response.text()}`);
     }
     // Warm-up on users of its own: the first statements on the new database, the LLM client's connection.
-    for (let i = 0; i < opts.warmup; i++) await publish(`bench-warmup-${i % 3}`, `bench-warmup-${i % 3}-s`, turnPair(10_000 + (i % 3), i));
+    for (let i = 0; i < opts.warmup; i++) await publish(`bench-warmup-${i % 3}`, `bench-warmup-${i % 3}-s`, pairsOf(10_000 + (i % 3), i));
     await reconciler?.idle();
     const llmBefore = llmCallCounts(shared.llm);
     const tokensBefore = await llmTokens();
@@ -281,7 +286,7 @@ async function runRow(
         const u = mine[k % mine.length]!;
         const n = perUser[u]!++;
         const userId = `bench-user-${String(u).padStart(3, "0")}`;
-        const r = await publish(userId, `${userId}-s${Math.floor(n / opts.perSession)}`, turnPair(u, n));
+        const r = await publish(userId, `${userId}-s${Math.floor(n / opts.perSession)}`, pairsOf(u, n));
         samples.push(r.elapsed);
         interactions += r.payload.interactions_created ?? 0;
         if (r.payload.learning_status === "done") done++;
@@ -407,7 +412,7 @@ function report(input: {
     `- embedder: local ${input.modelId} (loaded and warmed in ${seconds(input.modelLoadMillis)} before any row); embedDocuments of one turn pair alone: p50 ${ms(percentile(embedPair, 50))} ms, p95 ${ms(percentile(embedPair, 95))} ms (n=${embedPair.length})`,
     `- load average (1/5/15 min) at start ${input.loadAtStart}, at end ${loadAverage()}; other processes on the machine add noise`,
     "",
-    `Method: POST /api/publish_interaction through \`app.handle(new Request(...))\` of the real app (buildApp), each request one turn pair (User ${Math.min(...words.user)}–${Math.max(...words.user)} words, ` +
+    `Method: POST /api/publish_interaction through \`app.handle(new Request(...))\` of the real app (buildApp), each request ${opts.pairsPerRequest === 1 ? "one turn pair" : `${opts.pairsPerRequest} turn pairs (${2 * opts.pairsPerRequest} interactions)`} (User ${Math.min(...words.user)}–${Math.max(...words.user)} words, ` +
       `Agent ${Math.min(...words.agent)}–${Math.max(...words.agent)} words; about a third of the user turns state a fact the scripted model extracts, about one agent turn in eight carries expert_content), ` +
       `force_extraction true, over ${opts.users} users with ${opts.perSession} requests per session. Each row starts from an empty database; ${opts.warmup} warm-up requests (other users) first, ` +
       `then up to ${opts.requests} timed requests (capped at ${opts.maxRowSeconds} s). Concurrency c = c clients, each publishing for its own users one request at a time ` +

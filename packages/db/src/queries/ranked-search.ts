@@ -58,14 +58,7 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
     );
     arms.push(`SELECT id, 1 - distance AS similarity, NULL::float8 AS text_score FROM (${nearest}) nearest`);
   }
-  if (spec.mode !== "vector" && spec.text) {
-    arms.push(`SELECT id, NULL::float8 AS similarity, text_score FROM (
-      SELECT ${idColumn} AS id,
-        (ts_rank_cd(search_text, words, 32) * CASE WHEN search_text @@ every_word THEN 1 ELSE ${FUSION.partialMatch} END)::float8 AS text_score
-      FROM ${table}, ${distinctiveWords(table, params.add(spec.text))}
-      WHERE ${where} AND search_text @@ words
-      ORDER BY text_score DESC, id LIMIT ${params.add(depth)}) matches`);
-  }
+  if (spec.mode !== "vector" && spec.text) arms.push(textArmSql(spec, params.add(spec.text), depth));
   if (arms.length === 0) throw new Error("rankedSearchSql needs a query vector or a query text for its mode");
   const floor = params.add(spec.similarityFloor);
   const relevance = `greatest(similarity - ${floor}::float8, 0) / nullif(1 - ${floor}::float8, 0)`;
@@ -94,6 +87,36 @@ export function nearestSql(
   return `SELECT ${idColumn} AS id, ${distance} AS distance FROM ${table}
     WHERE ${where}${floor}
     ORDER BY ${distance} LIMIT ${params.add(search.limit)}`;
+}
+
+/**
+ * How many matching rows each text query ranks at most. ts_rank_cd reads each row's whole tsvector,
+ * so ranking every row that shares a word with the query grows with the table (at 100k agent
+ * playbooks, tens of thousands of rows for an ordinary question); past this many matches the words
+ * tell few rows apart, and the vector arm carries the ranking.
+ */
+const TEXT_CANDIDATES = 1000;
+
+/**
+ * The full-text arm: rows holding every distinctive word of the query first (they score their whole
+ * rank); only when fewer than `depth` do, rows holding some of the words (FUSION.partialMatch of their
+ * rank). Each ranks at most TEXT_CANDIDATES rows, so the arm's cost is bounded however many rows
+ * match. Yields (id, similarity NULL, text_score).
+ */
+function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">, text: string, depth: number): string {
+  const { table, idColumn, where, params } = spec;
+  const limit = params.add(depth);
+  const candidates = params.add(TEXT_CANDIDATES);
+  const ranked = (match: string, weight: number) => `SELECT id, (ts_rank_cd(search_text, words, 32) * ${weight})::float8 AS text_score
+      FROM (SELECT ${idColumn} AS id, search_text FROM ${table}, terms WHERE ${where} AND ${match} LIMIT ${candidates}) candidates, terms
+      ORDER BY text_score DESC, id LIMIT ${limit}`;
+  return `SELECT id, NULL::float8 AS similarity, text_score FROM (
+      WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
+        whole AS MATERIALIZED (${ranked("search_text @@ every_word", 1)})
+      SELECT id, text_score FROM whole
+      UNION ALL
+      (${ranked(`search_text @@ words AND NOT search_text @@ every_word AND (SELECT count(*) FROM whole) < ${limit}`, FUSION.partialMatch)})
+    ) matches`;
 }
 
 /** A lexeme in more than this share of a table's rows says little about which row is meant. */
