@@ -1,7 +1,8 @@
-import { aggregation, documentExpansion, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
+import { aggregation, documentExpansion, evaluations, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { BackgroundLoop } from "./background-loop.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
+import { runEvaluationStep } from "./evaluation/evaluation-step.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
 import { runPurgeStep } from "./governance/purge-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
@@ -10,6 +11,8 @@ import { startDocumentExpansionLoop } from "./search/document-expansion-loop.ts"
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
+/** Sessions one pass grades at most; the next pass (the wake-up timer's) takes the rest. */
+const EVALUATION_BATCH = 500;
 /** How soon a user whose lease another step held is tried again. */
 const BUSY_RETRY_SECONDS = 5;
 /** How often sleeping users are checked against the clock. */
@@ -113,6 +116,7 @@ export class Reconciler {
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
+        await evaluations.releaseAllSessionLeases(this.deps.db);
         await this.reembedStaleRows();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;
@@ -131,7 +135,12 @@ export class Reconciler {
       this.runGenerationLane();
       // Each lane learns from one user at a time and mostly waits on the LLM: as many lanes as the provider takes calls.
       const lanes = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
-      await Promise.all([...Array.from({ length: lanes }, () => this.drainDueUsers()), this.runDueOperations(), this.runDuePurges()]);
+      await Promise.all([
+        ...Array.from({ length: lanes }, () => this.drainDueUsers()),
+        this.runDueOperations(),
+        this.runDuePurges(),
+        this.runDueEvaluations(lanes),
+      ]);
     } catch (error) {
       this.onError(error);
     }
@@ -170,6 +179,26 @@ export class Reconciler {
       if (outcome.unexpected) this.onError(new Error(`purge operation ${purgeId}: ${outcome.unexpected}`));
       if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
     }
+  }
+
+  /**
+   * Grades the sampled sessions whose inactivity delay (or retry backoff) has passed, `lanes` at a
+   * time. Without a provider they are left waiting: nothing is dropped, and a restart with one
+   * configured grades them.
+   */
+  private async runDueEvaluations(lanes: number): Promise<void> {
+    if (!this.deps.llm) return;
+    const due = await evaluations.findDueSessions(this.deps.db, this.deps.now(), EVALUATION_BATCH);
+    const next = () => due.shift();
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        for (let session = next(); session !== undefined; session = next()) {
+          const { sessionId, ...scope } = session;
+          await runEvaluationStep(this.deps, scope, sessionId);
+        }
+      }),
+    );
+    if (due.length === 0 && (await evaluations.findDueSessions(this.deps.db, this.deps.now(), 1)).length > 0) this.again = true;
   }
 
   /** Starts the lane of generation runs, or asks the running lane to look again when it ends. */
@@ -223,5 +252,7 @@ export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => vo
   deps.scheduleAggregation = () => reconciler.poke();
   deps.scheduleGenerationRun = () => reconciler.poke();
   deps.schedulePurge = () => reconciler.poke();
+  deps.scheduleEvaluation = () => reconciler.poke();
+  deps.scheduleEvaluationJob = () => reconciler.poke();
   return reconciler;
 }
