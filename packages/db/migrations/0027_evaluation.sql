@@ -125,6 +125,7 @@ CREATE TABLE shadow_comparisons (
   FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, project_id) ON DELETE CASCADE
 );
 CREATE INDEX shadow_comparisons_by_time ON shadow_comparisons (org_id, project_id, judge_prompt_version, created_at DESC);
+CREATE INDEX shadow_comparisons_by_turn_time ON shadow_comparisons (org_id, project_id, judge_prompt_version, interaction_created_at);
 CREATE INDEX shadow_comparisons_by_user ON shadow_comparisons (org_id, project_id, user_id);
 
 -- Regenerate jobs: the judge replayed over the sessions of a closed window, as durable work with the

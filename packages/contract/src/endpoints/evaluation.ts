@@ -2,10 +2,14 @@ import { defineResource } from "../endpoint.ts";
 import {
   GetAgentSuccessEvaluationResultsRequest,
   GetAgentSuccessEvaluationResultsResponse,
+  GetEvaluationOverviewRequest,
+  GetEvaluationOverviewResponse,
   GetRetrievedLearningEvaluationResultsRequest,
   GetRetrievedLearningEvaluationResultsResponse,
   GradeOnDemandRequest,
   GradeOnDemandResponse,
+  RecentShadowComparisonsRequest,
+  RecentShadowComparisonsResponse,
 } from "../evaluation.ts";
 
 export const evaluationEndpoints = defineResource("evaluation", {
@@ -36,5 +40,21 @@ export const evaluationEndpoints = defineResource("evaluation", {
     errors: ["llm_unavailable"],
     // Up to three judge calls, each retried on a provider's transient failures.
     timeoutMs: 240_000,
+  },
+  overview: {
+    method: "POST",
+    path: "/api/get_evaluation_overview",
+    summary:
+      "The evaluation overview of a window beside the one before it: hero trend buckets (rates 0..1, ts in Unix seconds), context tiles, score distributions (current vs baseline bins), rule attribution, source-set metrics and comparison (a session belongs to the set of its first request's source), and the shadow win-rate trend (daily UTC, ascending, with window totals)",
+    input: GetEvaluationOverviewRequest,
+    output: GetEvaluationOverviewResponse,
+  },
+  recentShadowComparisons: {
+    method: "GET",
+    path: "/api/evaluations/shadow_comparisons/recent",
+    summary:
+      "The N most recent per-turn shadow comparison verdicts of the last 30 days, under the pinned shadow_comparison_judge_prompt_version only (verdicts of other versions excluded); [] when nothing matches",
+    input: RecentShadowComparisonsRequest,
+    output: RecentShadowComparisonsResponse,
   },
 });

@@ -1,5 +1,7 @@
 import agentSuccessResults from "./agent-success-results.ts";
 import gradeOnDemand from "./grade-on-demand.ts";
+import overview from "./overview.ts";
+import recentShadowComparisons from "./recent-shadow-comparisons.ts";
 import retrievedLearningResults from "./retrieved-learning-results.ts";
 
-export const evaluationRoutes = { agentSuccessResults, retrievedLearningResults, gradeOnDemand };
+export const evaluationRoutes = { agentSuccessResults, retrievedLearningResults, gradeOnDemand, overview, recentShadowComparisons };
