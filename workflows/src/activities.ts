@@ -31,4 +31,5 @@ export interface Activities {
   generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
   purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;
   evaluationStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<EvaluationStepOutcome>;
+  evaluationJobStep(input: { orgId: string; projectId: string; jobId: string }): Promise<StepOutcome>;
 }

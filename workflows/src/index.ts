@@ -12,3 +12,5 @@ export type { PurgeOperationInput } from "./purge-operation.ts";
 export { purgeOperationWorkflow } from "./purge-operation.ts";
 export type { ReembedProfilesInput, ReembedProfilesProgress } from "./reembed-profiles.ts";
 export { progressQuery, reembedProfilesWorkflow } from "./reembed-profiles.ts";
+export type { RegenerateEvaluationsInput } from "./regenerate-evaluations.ts";
+export { regenerateEvaluationsWorkflow } from "./regenerate-evaluations.ts";

@@ -59,3 +59,46 @@ test(`a sampled session's grading survives kills before its delay ends and in th
     await deployment.close();
   }
 }, 180_000);
+
+// A regenerate job commits session by session with its cursor: killed in the middle, it goes on
+// after a restart from the last session saved and grades every session of the window once.
+test(`a regenerate job survives a kill of every process in the middle of grading (${testMode})`, async () => {
+  const deployment = await startableDeployment("regenerate-restart", {
+    LLM_PROVIDER: "openai-compatible",
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_MODEL: "scripted-model",
+    LLM_CONTEXT_WINDOW_TOKENS: "128000",
+  });
+  try {
+    await deployment.start();
+    const from = Math.floor(Date.now() / 1000) - 1;
+    for (const n of [1, 2, 3]) {
+      const published = await deployment.post("/api/publish_interaction", {
+        user_id: "ana",
+        session_id: `regen-restart-${n}`,
+        interaction_data_list: [{ role: "User", content: `question ${n}` }],
+      });
+      expect(published.status).toBe(200);
+    }
+    await Bun.sleep(1100);
+    const to = Math.floor(Date.now() / 1000);
+    hold = holdCall((request) => request.schemaName === "agent_success_evaluation" && request.user.includes("question 2"));
+    const started = await deployment.post("/api/evaluations/regenerate", { from_ts: from, to_ts: to });
+    expect(started.body.total).toBe(3);
+    await hold.reached;
+    await deployment.kill();
+    hold.release();
+    hold = undefined;
+
+    await deployment.start();
+    const status = await until(async () => {
+      const body = (await (await fetch(`${deployment.url}/api/evaluations/regenerate/${started.body.job_id}`)).json()) as any;
+      return body.status === "completed" ? body : undefined;
+    }, 120_000);
+    expect(status).toMatchObject({ total: 3, completed: 3, failed: 0, failures: [] });
+    const results = (await deployment.post("/api/get_agent_success_evaluation_results", { user_id: "ana" })).body.agent_success_evaluation_results;
+    expect(results.filter((r: { origin: string }) => r.origin === "regenerate")).toHaveLength(3);
+  } finally {
+    await deployment.close();
+  }
+}, 240_000);

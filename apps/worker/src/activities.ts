@@ -2,6 +2,7 @@ import {
   type CoreDeps,
   reembedStaleRowsStep,
   runAggregationStep,
+  runEvaluationJobStep,
   runEvaluationStep,
   runGenerationStep,
   runLearningStep,
@@ -54,6 +55,9 @@ export function createActivities(deps: CoreDeps, options: { searchAttributes: bo
     // The session's lease token is its workflow id, as for learning: a retried attempt takes it over.
     evaluationStep: ({ orgId, projectId, sessionId }) =>
       withHeartbeat(() => runEvaluationStep(deps, { orgId, projectId }, sessionId, evaluateSessionWorkflowId({ orgId, projectId, sessionId }))),
+
+    evaluationJobStep: ({ orgId, projectId, jobId }) =>
+      withHeartbeat(() => logged("regenerate step", jobId, runEvaluationJobStep(deps, { orgId, projectId }, jobId, jobId))),
   };
 }
 

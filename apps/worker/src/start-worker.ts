@@ -4,12 +4,12 @@ import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { registerSearchAttributes } from "./register-search-attributes.ts";
+import { scheduleUnfinishedEvaluationJobs, scheduleWaitingEvaluations } from "./schedule-evaluation-work.ts";
 import { schedulePendingLearning } from "./schedule-pending-learning.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
 import { scheduleUnfinishedGenerationRuns } from "./schedule-unfinished-generation-runs.ts";
 import { scheduleUnfinishedPurges } from "./schedule-unfinished-purges.ts";
-import { scheduleWaitingEvaluations } from "./schedule-waiting-evaluations.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
 const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
@@ -68,6 +68,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     log.info("generation runs scheduled", { runs: await scheduleUnfinishedGenerationRuns(client, deps, temporal.taskQueue) });
     log.info("erasures scheduled", { purges: await scheduleUnfinishedPurges(client, deps, temporal.taskQueue) });
     log.info("session evaluations scheduled", { sessions: await scheduleWaitingEvaluations(client, deps, temporal.taskQueue) });
+    log.info("regenerate jobs scheduled", { jobs: await scheduleUnfinishedEvaluationJobs(client, deps, temporal.taskQueue) });
   } catch (error) {
     worker.shutdown();
     await finished;

@@ -20,6 +20,7 @@ export * from "./evaluation/evaluation-step.ts";
 export * from "./evaluation/grade-on-demand.ts";
 export { diagnosisOf } from "./evaluation/judge-session.ts";
 export * from "./evaluation/recent-shadow-comparisons.ts";
+export * from "./evaluation/regenerate.ts";
 export * from "./experiments/retrieval-experiments.ts";
 export * from "./generation/generation-step.ts";
 export * from "./generation/get-generation-run.ts";

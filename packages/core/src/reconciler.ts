@@ -1,8 +1,9 @@
-import { aggregation, documentExpansion, evaluations, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
+import { aggregation, documentExpansion, evaluationJobs, evaluations, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { BackgroundLoop } from "./background-loop.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import { runEvaluationStep } from "./evaluation/evaluation-step.ts";
+import { runEvaluationJobStep } from "./evaluation/regenerate.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
 import { runPurgeStep } from "./governance/purge-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
@@ -117,6 +118,7 @@ export class Reconciler {
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
         await evaluations.releaseAllSessionLeases(this.deps.db);
+        await evaluationJobs.expireJobLeases(this.deps.db, this.deps.now());
         await this.reembedStaleRows();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;
@@ -140,6 +142,7 @@ export class Reconciler {
         this.runDueOperations(),
         this.runDuePurges(),
         this.runDueEvaluations(lanes),
+        this.runDueEvaluationJobs(),
       ]);
     } catch (error) {
       this.onError(error);
@@ -199,6 +202,14 @@ export class Reconciler {
       }),
     );
     if (due.length === 0 && (await evaluations.findDueSessions(this.deps.db, this.deps.now(), 1)).length > 0) this.again = true;
+  }
+
+  /** One attempt at each runnable regenerate job; a job left to retry now asks for another pass. */
+  private async runDueEvaluationJobs(): Promise<void> {
+    for (const { jobId, ...scope } of await evaluationJobs.findRunnableJobs(this.deps.db, this.deps.now())) {
+      const outcome = await runEvaluationJobStep(this.deps, scope, jobId);
+      if (outcome.unexpected) this.onError(new Error(`regenerate job ${jobId}: ${outcome.unexpected}`));
+    }
   }
 
   /** Starts the lane of generation runs, or asks the running lane to look again when it ends. */

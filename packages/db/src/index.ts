@@ -12,6 +12,8 @@ export * as apiKeys from "./queries/api-keys.ts";
 export type { ExpandedTable, PendingExpansion } from "./queries/document-expansion.ts";
 export * as documentExpansion from "./queries/document-expansion.ts";
 export * as emailVerifications from "./queries/email-verifications.ts";
+export type { EvaluationJobRecord } from "./queries/evaluation-jobs.ts";
+export * as evaluationJobs from "./queries/evaluation-jobs.ts";
 export * as evaluationOverview from "./queries/evaluation-overview.ts";
 export type {
   EvaluationSessionRecord,

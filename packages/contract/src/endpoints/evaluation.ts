@@ -8,8 +8,12 @@ import {
   GetRetrievedLearningEvaluationResultsResponse,
   GradeOnDemandRequest,
   GradeOnDemandResponse,
+  JobPath,
   RecentShadowComparisonsRequest,
   RecentShadowComparisonsResponse,
+  RegenerateRequest,
+  RegenerateStartResponse,
+  RegenerateStatusResponse,
 } from "../evaluation.ts";
 
 export const evaluationEndpoints = defineResource("evaluation", {
@@ -56,5 +60,20 @@ export const evaluationEndpoints = defineResource("evaluation", {
       "The N most recent per-turn shadow comparison verdicts of the last 30 days, under the pinned shadow_comparison_judge_prompt_version only (verdicts of other versions excluded); [] when nothing matches",
     input: RecentShadowComparisonsRequest,
     output: RecentShadowComparisonsResponse,
+  },
+  regenerate: {
+    method: "POST",
+    path: "/api/evaluations/regenerate",
+    summary:
+      "Replay the judges over the sessions that started in a closed window [from_ts, to_ts), as a durable job: answers its job_id and how many sessions it grades (422 for a window not closed yet)",
+    input: RegenerateRequest,
+    output: RegenerateStartResponse,
+  },
+  regenerateStatus: {
+    method: "GET",
+    path: "/api/evaluations/regenerate/:job_id",
+    summary: "A regenerate job's status: running, completed or error, its progress, and the sessions it could not grade (404 when unknown)",
+    input: JobPath,
+    output: RegenerateStatusResponse,
   },
 });

@@ -1,6 +1,7 @@
 import type { CoreDeps } from "@als/core";
-import { evaluations } from "@als/db";
+import { evaluationJobs, evaluations } from "@als/db";
 import { startEvaluateSessionWorkflow } from "@als/workflows/start-evaluate-session";
+import { startRegenerateEvaluationsWorkflow } from "@als/workflows/start-regenerate-evaluations";
 import type { Client } from "@temporalio/client";
 
 /**
@@ -12,4 +13,11 @@ export async function scheduleWaitingEvaluations(client: Client, deps: CoreDeps,
   const sessions = await evaluations.findWaitingSessions(deps.db);
   for (const { sessionId, ...scope } of sessions) await startEvaluateSessionWorkflow(client, taskQueue, scope, sessionId);
   return sessions.length;
+}
+
+/** Starts the workflow of every regenerate job that should be running and may have none. Returns how many. */
+export async function scheduleUnfinishedEvaluationJobs(client: Client, deps: CoreDeps, taskQueue: string): Promise<number> {
+  const jobs = await evaluationJobs.findRunnableJobs(deps.db, deps.now());
+  for (const { jobId, ...scope } of jobs) await startRegenerateEvaluationsWorkflow(client, taskQueue, scope, jobId);
+  return jobs.length;
 }
