@@ -1,7 +1,6 @@
-"""Methods whose contract endpoints the service does not serve yet (evaluation: each asserts what a
-served endpoint must do, xfail non-strict until the area is served), and the human questions
-(pending tool calls), served: a window that mentions the staging account makes the scripted model
-ask a person (test/support/scripted-llm.ts)."""
+"""Methods of areas served after this file was first written: evaluation (the scripted model judges
+sessions, see scriptedJudgement in test/support/scripted-llm.ts) and the human questions (pending
+tool calls): a window that mentions the staging account makes the scripted model ask a person."""
 
 from __future__ import annotations
 
@@ -9,10 +8,8 @@ import time
 
 import pytest
 
-from conftest import client_method, not_served
+from conftest import client_method
 from helpers import unique
-
-EVALUATION = not_served("evaluation")
 
 
 @pytest.fixture
@@ -25,7 +22,6 @@ def published_session(api, user, agent_version):
 # -- evaluation ----------------------------------------------------------------
 
 
-@EVALUATION
 @client_method("get_agent_success_evaluation_results")
 def test_get_agent_success_evaluation_results_answers_with_a_list(client, agent_version):
     response = client.get_agent_success_evaluation_results(limit=10, agent_version=agent_version)
@@ -34,7 +30,6 @@ def test_get_agent_success_evaluation_results_answers_with_a_list(client, agent_
     assert response.agent_success_evaluation_results == []
 
 
-@EVALUATION
 @client_method("get_retrieved_learning_evaluation_results")
 def test_get_retrieved_learning_evaluation_results_answers_with_a_list(client, user, published_session):
     response = client.get_retrieved_learning_evaluation_results(user_id=user, session_id=published_session, limit=10)
@@ -43,7 +38,6 @@ def test_get_retrieved_learning_evaluation_results_answers_with_a_list(client, u
     assert isinstance(response.results, list)
 
 
-@EVALUATION
 @client_method("regenerate_evaluations")
 @client_method("get_evaluation_regeneration_status")
 def test_regenerate_evaluations_starts_a_job_whose_status_can_be_read(client, published_session):
@@ -57,7 +51,6 @@ def test_regenerate_evaluations_starts_a_job_whose_status_can_be_read(client, pu
     assert status.status in {"running", "completed", "cancelled", "error"}
 
 
-@EVALUATION
 @client_method("grade_on_demand")
 def test_grade_on_demand_grades_a_published_session(client, agent_version, published_session):
     first = client.grade_on_demand(session_id=published_session, agent_version=agent_version)

@@ -92,6 +92,8 @@ function extractionReply(request: FakeLlmRequest): FakeLlmReply {
     };
   }
   if (request.schemaName === "document_expansion") return scriptedExpansion(request);
+  const judged = scriptedJudgement(request);
+  if (judged) return judged;
   return { status: 400, error: { type: "invalid_request_error", message: `unscripted schema ${request.schemaName}` } };
 }
 
@@ -149,4 +151,84 @@ export function holdCall(matches: (request: FakeLlmRequest) => boolean) {
       await released;
     },
   };
+}
+
+/** A user turn with one of these phrases makes the scripted success judge fail the session. */
+export const FAILURE_PHRASES = ["that is wrong", "not what i asked"];
+/** Each user turn starting with this counts as a correction; this anywhere marks the session escalated. */
+export const CORRECTION_WORD = "actually";
+export const ESCALATION_PHRASE = "talk to a human";
+/** A diagnosis of the scripted learning judge cites this id besides the response's own: it is outside any session. */
+export const OUT_OF_SESSION_EVIDENCE_ID = 999_999_999;
+
+/**
+ * The scripted judges, deterministic from the session they are shown:
+ * - agent success: fails a session whose user said one of FAILURE_PHRASES (score 0.2, wrong_answer),
+ *   else succeeds (score 0.9); corrections are user turns starting with "actually", escalation is
+ *   ESCALATION_PHRASE; regular_vs_shadow regular_is_better when a turn has shadow_content;
+ * - per learning: relevant when a word of the learning (five letters or more) is in the session;
+ *   impact positive when relevant and cited, negative when its text says HARMFUL, else neutral; a
+ *   playbook that was not positive gets a diagnosis citing the response and OUT_OF_SESSION_EVIDENCE_ID;
+ * - shadow: the shadow answer wins when it says [better], a tie when both are equal, else the regular one.
+ */
+export function scriptedJudgement(request: FakeLlmRequest): FakeLlmReply | undefined {
+  const session = (/Session \(oldest first\):\n([\s\S]*?)(\n\n(Items|Turns to compare):|$)/.exec(request.user)?.[1] ?? "").toLowerCase();
+  const userTurns = session.split("\n").filter((line) => /^\[\d+\] user:/.test(line));
+  if (request.schemaName === "agent_success_evaluation") {
+    const failed = userTurns.some((line) => FAILURE_PHRASES.some((phrase) => line.includes(phrase)));
+    return {
+      json: {
+        is_success: !failed,
+        success_score: failed ? 0.2 : 0.9,
+        failure_type: failed ? "wrong_answer" : null,
+        failure_reason: failed ? "The user said the answer was wrong" : null,
+        number_of_correction_per_session: userTurns.filter((line) => new RegExp(`^\\[\\d+\\] user: ${CORRECTION_WORD}`).test(line)).length,
+        user_turns_to_resolution: failed ? null : userTurns.length,
+        is_escalated: session.includes(ESCALATION_PHRASE),
+        regular_vs_shadow: session.includes("shadow_content") ? "regular_is_better" : null,
+      },
+    };
+  }
+  if (request.schemaName === "retrieved_learning_evaluation") {
+    const items = [...request.user.matchAll(/^(\d+)\. given to \[(\d+)\] · (\w+) (\S+)( \(cited\))?: (.*)$/gm)];
+    return {
+      json: {
+        verdicts: items.map((m) => {
+          const [, item, interaction, kind, , cited, text] = m as unknown as string[];
+          const relevant = text!
+            .toLowerCase()
+            .split(/\W+/)
+            .some((word) => word.length >= 5 && session.includes(word));
+          const impact = relevant && cited ? "positive" : text!.includes("HARMFUL") ? "negative" : "neutral";
+          const diagnosed = kind !== "profile" && impact !== "positive";
+          return {
+            item: Number(item),
+            is_relevant: relevant,
+            relevance_reason: relevant ? "the session is about it" : "the session is about something else",
+            impact,
+            impact_reason: `judged ${impact}`,
+            diagnosis: diagnosed
+              ? {
+                  category: impact === "negative" ? "content_defect" : "no_issue",
+                  reason: impact === "negative" ? "the playbook's advice was wrong here" : "the playbook did not apply",
+                  evidence_interaction_ids: [Number(interaction), OUT_OF_SESSION_EVIDENCE_ID],
+                }
+              : null,
+          };
+        }),
+      },
+    };
+  }
+  if (request.schemaName === "shadow_comparison") {
+    const turns = [...request.user.matchAll(/^\[(\d+)\] regular: (.*)\n {4}shadow: (.*)$/gm)];
+    return {
+      json: {
+        comparisons: turns.map(([, id, regular, shadow]) => {
+          const winner = shadow!.includes("[better]") ? "shadow" : regular === shadow ? "tie" : "regular";
+          return { interaction_id: Number(id), winner, is_significantly_better: winner !== "tie", comparison_reason: `${winner} judged better` };
+        }),
+      },
+    };
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 // The one file of workflow code that names domain types; type imports only (useImportType), erased at build.
-import type { AggregationStepOutcome, LearningStepOutcome, ReembedProgress, StepOutcome } from "@als/core";
+import type { AggregationStepOutcome, EvaluationStepOutcome, LearningStepOutcome, ReembedProgress, StepOutcome } from "@als/core";
 
 export type { StepOutcome };
 
@@ -30,4 +30,6 @@ export interface Activities {
   aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
   generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
   purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;
+  evaluationStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<EvaluationStepOutcome>;
+  evaluationJobStep(input: { orgId: string; projectId: string; jobId: string }): Promise<StepOutcome>;
 }

@@ -2,6 +2,8 @@
 
 export type { AggregationOperationInput } from "./aggregation-operation.ts";
 export { aggregationOperationWorkflow } from "./aggregation-operation.ts";
+export type { EvaluateSessionInput } from "./evaluate-session.ts";
+export { evaluateSessionWorkflow } from "./evaluate-session.ts";
 export type { GenerationRunInput } from "./generation-run.ts";
 export { generationRunWorkflow } from "./generation-run.ts";
 export type { LearnUserInput } from "./learn-user.ts";
@@ -10,3 +12,5 @@ export type { PurgeOperationInput } from "./purge-operation.ts";
 export { purgeOperationWorkflow } from "./purge-operation.ts";
 export type { ReembedProfilesInput, ReembedProfilesProgress } from "./reembed-profiles.ts";
 export { progressQuery, reembedProfilesWorkflow } from "./reembed-profiles.ts";
+export type { RegenerateEvaluationsInput } from "./regenerate-evaluations.ts";
+export { regenerateEvaluationsWorkflow } from "./regenerate-evaluations.ts";

@@ -11,3 +11,8 @@ export function reembedProfilesWorkflowId(job: { orgId: string; projectId: strin
 export function learnUserWorkflowId(user: { orgId: string; projectId: string; userId: string }): string {
   return `learn:${user.orgId}:${user.projectId}:${user.userId}`;
 }
+
+/** One evaluation timer per session: later publishes find it running. */
+export function evaluateSessionWorkflowId(session: { orgId: string; projectId: string; sessionId: string }): string {
+  return `evaluate:${session.orgId}:${session.projectId}:${session.sessionId}`;
+}

@@ -2,8 +2,10 @@ import { attachReconciler, createCoreDeps, type Reconciler, type Settings } from
 import type { Scope } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
+import { startEvaluateSessionWorkflow } from "@als/workflows/start-evaluate-session";
 import { startGenerationRunWorkflow } from "@als/workflows/start-generation-run";
 import { startPurgeOperationWorkflow } from "@als/workflows/start-purge-operation";
+import { startRegenerateEvaluationsWorkflow } from "@als/workflows/start-regenerate-evaluations";
 import { Client, Connection } from "@temporalio/client";
 import type { Logger } from "./logger.ts";
 
@@ -40,6 +42,12 @@ export async function composeService(settings: Settings, log: Logger) {
     );
     deps.scheduleGenerationRun = reporting("start the generation run workflow", (scope, runId) => startGenerationRunWorkflow(client, taskQueue, scope, runId));
     deps.schedulePurge = reporting("start the purge operation workflow", (scope, purgeId) => startPurgeOperationWorkflow(client, taskQueue, scope, purgeId));
+    deps.scheduleEvaluation = reporting("start the session evaluation workflow", (scope, sessionId) =>
+      startEvaluateSessionWorkflow(client, taskQueue, scope, sessionId),
+    );
+    deps.scheduleEvaluationJob = reporting("start the regenerate workflow", (scope, jobId) =>
+      startRegenerateEvaluationsWorkflow(client, taskQueue, scope, jobId),
+    );
   }
   return {
     deps,

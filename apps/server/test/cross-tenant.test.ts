@@ -56,6 +56,8 @@ beforeAll(async () => {
   await asA("POST", "/api/retrieval_experiments", { experiment_id: "alpha-experiment", holdout_percentage: 50 });
   // Ended, so A's own search at the end is not a holdout's (empty) answer; its record and results stay.
   await asA("POST", "/api/retrieval_experiments/stop", { experiment_id: "alpha-experiment" });
+  // A regenerate job of A's (it ends in error: this service has no LLM).
+  const job = await asA("POST", "/api/evaluations/regenerate", { from_ts: 1, to_ts: svc.deps.now() });
   // A question of A's extraction: raised as a run of the learning step raises it (this service has no LLM).
   const scopeOfA = { orgId: a.orgId, projectId: "default" };
   const question = toolCallOf(scopeOfA, A_USER, { question_text: `${A_TEXT}?`, answer_format: "yes/no", tags: [], context: null }, svc.deps.now());
@@ -99,11 +101,15 @@ beforeAll(async () => {
     end_time: 4_102_444_800,
     search_mode: "vector",
     threshold: 0,
+    // Evaluation windows: closed, within a year, holding A's sessions.
+    from_ts: svc.deps.now() - 300 * 86_400,
+    to_ts: svc.deps.now(),
+    job_id: job.job_id,
   });
   expect(Object.entries(known).filter(([, value]) => value === undefined)).toEqual([]);
   // Not ids a caller may choose (profile_id, request_id): B may make its own rows under the same values.
   secrets.push(A_TEXT, a.orgId, a.ownerId, key!.prefix, owner!.email, "alpha-aggregation", "alpha-label");
-  secrets.push(operation.operation_id);
+  secrets.push(operation.operation_id, job.job_id);
 }, 120_000);
 afterAll(() => svc.close());
 

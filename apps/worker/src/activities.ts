@@ -1,6 +1,16 @@
-import { type CoreDeps, reembedStaleRowsStep, runAggregationStep, runGenerationStep, runLearningStep, runPurgeStep, type StepOutcome } from "@als/core";
+import {
+  type CoreDeps,
+  reembedStaleRowsStep,
+  runAggregationStep,
+  runEvaluationJobStep,
+  runEvaluationStep,
+  runGenerationStep,
+  runLearningStep,
+  runPurgeStep,
+  type StepOutcome,
+} from "@als/core";
 import type { Activities } from "@als/workflows/activities";
-import { learnUserWorkflowId } from "@als/workflows/workflow-ids";
+import { evaluateSessionWorkflowId, learnUserWorkflowId } from "@als/workflows/workflow-ids";
 import { ApplicationFailure, Context } from "@temporalio/activity";
 
 const HEARTBEAT_MS = 5_000;
@@ -41,6 +51,13 @@ export function createActivities(deps: CoreDeps, options: { searchAttributes: bo
     // An erasure commits step by step; a cancelled attempt stops at its next step and leaves the rest to the next.
     purgeStep: ({ orgId, projectId, purgeId }) =>
       withHeartbeat(() => logged("purge step", purgeId, runPurgeStep(deps, { orgId, projectId }, purgeId, purgeId, Context.current().cancellationSignal))),
+
+    // The session's lease token is its workflow id, as for learning: a retried attempt takes it over.
+    evaluationStep: ({ orgId, projectId, sessionId }) =>
+      withHeartbeat(() => runEvaluationStep(deps, { orgId, projectId }, sessionId, evaluateSessionWorkflowId({ orgId, projectId, sessionId }))),
+
+    evaluationJobStep: ({ orgId, projectId, jobId }) =>
+      withHeartbeat(() => logged("regenerate step", jobId, runEvaluationJobStep(deps, { orgId, projectId }, jobId, jobId))),
   };
 }
 

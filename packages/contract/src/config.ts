@@ -54,12 +54,13 @@ export const PlaybookAggregatorConfig = z.object({ extraction_definition_prompt:
 
 export const AgentSuccessConfig = z
   .object({
-    /** Kept for clients of the peer service, which require it; this service does not grade sessions yet. */
+    /** What a successful session is, for the agent success judge; null: the built-in definition. */
     success_definition_prompt: Prompt,
-    sampling_rate: Fraction.default(1),
-    /** null: evaluation-only sessions are sampled at sampling_rate. */
-    evaluation_only_sampling_rate: Fraction.nullable().default(null),
-    retrieved_learning_sampling_rate: Fraction.default(1),
+    sampling_rate: Fraction.default(1).describe("Share of sessions the agent success judge grades, after the session inactivity delay"),
+    evaluation_only_sampling_rate: Fraction.nullable().default(null).describe("Share of evaluation_only sessions graded; null: sampling_rate"),
+    retrieved_learning_sampling_rate: Fraction.default(1).describe(
+      "Share of sessions whose retrieved learnings get per-learning relevance and impact verdicts",
+    ),
   })
   .strict();
 

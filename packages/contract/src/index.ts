@@ -5,6 +5,7 @@ export * from "./config.ts";
 export * from "./endpoint.ts";
 export * from "./endpoints/index.ts";
 export * from "./errors.ts";
+export * from "./evaluation.ts";
 export * from "./experiments.ts";
 export * from "./generation.ts";
 export * from "./governance.ts";

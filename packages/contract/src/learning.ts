@@ -67,7 +67,11 @@ export const LlmCostsResponse = z.object({
     .array(
       z.object({
         day: z.string().describe("UTC day, YYYY-MM-DD"),
-        stage: z.string().describe("profile_extraction, playbook_extraction, their _deduplication, aggregation, review, reformulation"),
+        stage: z
+          .string()
+          .describe(
+            "profile_extraction, playbook_extraction, their _deduplication, aggregation, review, reformulation, agent_success_evaluation, retrieved_learning_evaluation, shadow_comparison",
+          ),
         model: z.string(),
         calls: z.number().int(),
         input_tokens: z.number().int(),

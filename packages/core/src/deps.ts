@@ -32,6 +32,10 @@ export interface CoreDeps {
   scheduleGenerationRun?: (scope: Scope, runId: string) => Promise<void> | void;
   /** Tells the orchestrator that a purge operation (the erasure of a user) waits to run. */
   schedulePurge?: (scope: Scope, purgeId: string) => Promise<void> | void;
+  /** Tells the orchestrator that a session sampled for evaluation waits for its inactivity delay (the reconciler, or a Temporal workflow). */
+  scheduleEvaluation?: (scope: Scope, sessionId: string) => Promise<void> | void;
+  /** Tells the orchestrator that a regenerate job waits to run. */
+  scheduleEvaluationJob?: (scope: Scope, jobId: string) => Promise<void> | void;
   /** Crash tests only (CRASH_POINTS): the points of durable work where the process kills itself (see crashAt). */
   crashPoints?: ReadonlySet<string>;
 }

@@ -1,7 +1,9 @@
-import { aggregation, documentExpansion, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
+import { aggregation, documentExpansion, evaluationJobs, evaluations, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { BackgroundLoop } from "./background-loop.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
+import { runEvaluationStep } from "./evaluation/evaluation-step.ts";
+import { runEvaluationJobStep } from "./evaluation/regenerate.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
 import { runPurgeStep } from "./governance/purge-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
@@ -10,6 +12,8 @@ import { startDocumentExpansionLoop } from "./search/document-expansion-loop.ts"
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
+/** Sessions one pass grades at most; the next pass (the wake-up timer's) takes the rest. */
+const EVALUATION_BATCH = 500;
 /** How soon a user whose lease another step held is tried again. */
 const BUSY_RETRY_SECONDS = 5;
 /** How often sleeping users are checked against the clock. */
@@ -117,6 +121,8 @@ export class Reconciler {
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
+        await evaluations.releaseAllSessionLeases(this.deps.db);
+        await evaluationJobs.expireJobLeases(this.deps.db, this.deps.now());
         await this.reembedStaleRows();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;
@@ -134,7 +140,8 @@ export class Reconciler {
       }
       this.runGenerationLane();
       this.startLanes();
-      await Promise.all([this.lanesDrained(), this.runDueOperations(), this.runDuePurges()]);
+      const lanes = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
+      await Promise.all([this.lanesDrained(), this.runDueOperations(), this.runDuePurges(), this.runDueEvaluations(lanes), this.runDueEvaluationJobs()]);
     } catch (error) {
       this.onError(error);
     }
@@ -189,6 +196,34 @@ export class Reconciler {
     }
   }
 
+  /**
+   * Grades the sampled sessions whose inactivity delay (or retry backoff) has passed, `lanes` at a
+   * time. Without a provider they are left waiting: nothing is dropped, and a restart with one
+   * configured grades them.
+   */
+  private async runDueEvaluations(lanes: number): Promise<void> {
+    if (!this.deps.llm) return;
+    const due = await evaluations.findDueSessions(this.deps.db, this.deps.now(), EVALUATION_BATCH);
+    const next = () => due.shift();
+    await Promise.all(
+      Array.from({ length: lanes }, async () => {
+        for (let session = next(); session !== undefined; session = next()) {
+          const { sessionId, ...scope } = session;
+          await runEvaluationStep(this.deps, scope, sessionId);
+        }
+      }),
+    );
+    if (due.length === 0 && (await evaluations.findDueSessions(this.deps.db, this.deps.now(), 1)).length > 0) this.again = true;
+  }
+
+  /** One attempt at each runnable regenerate job; a job left to retry now asks for another pass. */
+  private async runDueEvaluationJobs(): Promise<void> {
+    for (const { jobId, ...scope } of await evaluationJobs.findRunnableJobs(this.deps.db, this.deps.now())) {
+      const outcome = await runEvaluationJobStep(this.deps, scope, jobId);
+      if (outcome.unexpected) this.onError(new Error(`regenerate job ${jobId}: ${outcome.unexpected}`));
+    }
+  }
+
   /** Starts the lane of generation runs, or asks the running lane to look again when it ends. */
   private runGenerationLane(): void {
     if (this.generationLane) {
@@ -240,5 +275,7 @@ export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => vo
   deps.scheduleAggregation = () => reconciler.poke();
   deps.scheduleGenerationRun = () => reconciler.poke();
   deps.schedulePurge = () => reconciler.poke();
+  deps.scheduleEvaluation = () => reconciler.poke();
+  deps.scheduleEvaluationJob = () => reconciler.poke();
   return reconciler;
 }

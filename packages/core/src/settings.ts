@@ -59,6 +59,8 @@ const Environment = z.object({
   /** The model's context window in tokens, for a model the service does not know (an OpenAI-compatible server's). */
   LLM_CONTEXT_WINDOW_TOKENS: z.coerce.number().int().min(1_000).optional(),
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_LEARNING_CONCURRENCY),
+  /** How long a session must be quiet before its short window is learned from and its evaluation graded (the contract's six hours by default). */
+  SESSION_INACTIVITY_SECONDS: z.coerce.number().int().min(1).optional(),
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
   /**
@@ -178,7 +180,10 @@ export function loadSettings(env: Record<string, string | undefined>) {
     serverTiming: e.SERVICE_SERVER_TIMING === "true",
     identity: identitySettings(e),
     publishAdmission: { concurrency: e.SERVICE_PUBLISH_CONCURRENCY, timeoutMs: e.SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS } satisfies PublishAdmissionSettings,
-    learning: { concurrency: e.LLM_CONCURRENCY } satisfies LearningSettings,
+    learning: {
+      concurrency: e.LLM_CONCURRENCY,
+      ...(e.SESSION_INACTIVITY_SECONDS !== undefined && { sessionInactivitySeconds: e.SESSION_INACTIVITY_SECONDS }),
+    } satisfies LearningSettings,
     crashPoints: new Set(listOf(e.CRASH_POINTS)) as ReadonlySet<string>,
     search: {
       deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,

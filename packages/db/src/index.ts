@@ -12,6 +12,21 @@ export * as apiKeys from "./queries/api-keys.ts";
 export type { ExpandedTable, PendingExpansion } from "./queries/document-expansion.ts";
 export * as documentExpansion from "./queries/document-expansion.ts";
 export * as emailVerifications from "./queries/email-verifications.ts";
+export type { EvaluationJobRecord } from "./queries/evaluation-jobs.ts";
+export * as evaluationJobs from "./queries/evaluation-jobs.ts";
+export * as evaluationOverview from "./queries/evaluation-overview.ts";
+export type {
+  EvaluationSessionRecord,
+  LearningResultInsert,
+  LearningResultRecord,
+  SessionActivity,
+  SessionRequestRecord,
+  ShadowVerdictInsert,
+  ShadowVerdictRecord,
+  SuccessResultInsert,
+  SuccessResultRecord,
+} from "./queries/evaluations.ts";
+export * as evaluations from "./queries/evaluations.ts";
 export type { ExtractionRunRecord } from "./queries/extraction-runs.ts";
 export * as extractionRuns from "./queries/extraction-runs.ts";
 export type { GenerationProgress, GenerationRunOf, GenerationRunRecord, GenerationWork } from "./queries/generation-runs.ts";

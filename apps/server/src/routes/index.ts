@@ -5,6 +5,7 @@ import { adminRoutes } from "./admin/index.ts";
 import { agentPlaybooksRoutes } from "./agent-playbooks/index.ts";
 import { aggregationRoutes } from "./aggregation/index.ts";
 import { configRoutes } from "./config/index.ts";
+import { evaluationRoutes } from "./evaluation/index.ts";
 import { experimentsRoutes } from "./experiments/index.ts";
 import { generationRoutes } from "./generation/index.ts";
 import { governanceRoutes } from "./governance/index.ts";
@@ -40,6 +41,7 @@ export const routes = {
   governance: governanceRoutes,
   humanQuestions: humanQuestionsRoutes,
   experiments: experimentsRoutes,
+  evaluation: evaluationRoutes,
   account: accountRoutes,
 } satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
 

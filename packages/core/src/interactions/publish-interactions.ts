@@ -1,7 +1,8 @@
 import { AppError, INTERACTION_FIELDS, type InteractionItem, isEmptyInteraction, PUBLISH_FIELDS, type PublishInteractionRequest } from "@als/contract";
 import { type InteractionInsert, interactions, learning, type RequestRecord, requests, type Scope } from "@als/db";
-import { getProjectConfig } from "../config/project-config.ts";
+import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
+import { noteEvaluationActivity } from "../evaluation/note-session-activity.ts";
 import { assignExperimentArm } from "../search/experiment-assignment.ts";
 import { exposureReceiptDigest, verifyExposureReceipt } from "../search/exposure-receipts.ts";
 import { admitPublish } from "./publish-admission.ts";
@@ -26,7 +27,8 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
     if (isEmptyInteraction(item)) warnings.push(`interaction_data_list[${index}]: empty interaction dropped`);
     else kept.push(item);
   });
-  await checkExperimentArm(deps, scope, input);
+  const config = await getProjectConfig(deps, scope);
+  checkExperimentArm(config, input);
 
   const now = deps.now();
   const requestId = crypto.randomUUID();
@@ -79,10 +81,12 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
     );
     const interactionIds = await interactions.insertInteractions(tx, scope, rows);
     await learning.ensureCursors(tx, scope, input.user_id);
-    return { request, interactionIds };
+    const evaluationDue = kept.length > 0 && (await noteEvaluationActivity(deps, tx, scope, config, request, kept));
+    return { request, interactionIds, evaluationDue };
   }, admission);
-  const committed = await admission.answer(committing);
+  const { evaluationDue, ...committed } = await admission.answer(committing);
   await deps.scheduleLearning?.(scope, input.user_id);
+  if (evaluationDue) await deps.scheduleEvaluation?.(scope, input.session_id);
   return { ...committed, warnings };
 }
 
@@ -100,10 +104,10 @@ function unknownFieldWarnings(input: PublishInteractionRequest): string[] {
 }
 
 /** An echoed experiment must be the project's active one, and the arm the user's deterministic assignment. */
-async function checkExperimentArm(deps: CoreDeps, scope: Scope, input: PublishInteractionRequest): Promise<void> {
+function checkExperimentArm(config: ProjectConfig, input: PublishInteractionRequest): void {
   const experimentId = input.retrieval_experiment_id;
   if (!experimentId) return;
-  const active = (await getProjectConfig(deps, scope)).retrieval_experiment;
+  const active = config.retrieval_experiment;
   if (!active || active.experiment_id !== experimentId) {
     throw AppError.validation([{ loc: ["body", "retrieval_experiment_id"], msg: `no active retrieval experiment '${experimentId}'`, type: "value_error" }]);
   }

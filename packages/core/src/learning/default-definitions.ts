@@ -10,7 +10,7 @@ export const DEFAULT_PLAYBOOK_DEFINITION =
 
 /**
  * What a successful session is when the project's configuration does not say. Shown by get_config
- * (clients of the peer service require the text); this service does not grade sessions yet.
+ * (clients of the peer service require the text) and given to the agent success judge.
  */
 export const DEFAULT_SUCCESS_DEFINITION =
   "The agent understood what the user came for and, by the end of the session, answered it correctly or completed the action, " +

@@ -24,8 +24,8 @@ export interface LeasedRunState {
  * retrying, succeeded and failed. `columns` is what a claim returns.
  */
 export interface LeasedRunTable {
-  name: "aggregation_operations" | "generation_runs" | "purge_operations";
-  id: "operation_id" | "run_id" | "purge_id";
+  name: "aggregation_operations" | "generation_runs" | "purge_operations" | "evaluation_jobs";
+  id: "operation_id" | "run_id" | "purge_id" | "job_id";
   columns: string;
 }
 

@@ -40,6 +40,10 @@ export const SUBJECT_TABLES = [
   { table: "learning_recoveries", key: "recovery_id", keyType: "bigint" },
   { table: "pending_tool_calls", key: "id", keyType: "text" },
   { table: "extraction_runs", key: "run_id", keyType: "text" },
+  { table: "evaluation_sessions", key: "session_id", keyType: "text" },
+  { table: "agent_success_evaluations", key: "result_id", keyType: "bigint" },
+  { table: "retrieved_learning_evaluations", key: "result_id", keyType: "bigint" },
+  { table: "shadow_comparisons", key: "verdict_id", keyType: "bigint" },
 ] as const satisfies readonly SubjectTable[];
 
 export type SubjectSection = (typeof SUBJECT_TABLES)[number]["table"];

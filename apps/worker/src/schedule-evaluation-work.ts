@@ -1,0 +1,23 @@
+import type { CoreDeps } from "@als/core";
+import { evaluationJobs, evaluations } from "@als/db";
+import { startEvaluateSessionWorkflow } from "@als/workflows/start-evaluate-session";
+import { startRegenerateEvaluationsWorkflow } from "@als/workflows/start-regenerate-evaluations";
+import type { Client } from "@temporalio/client";
+
+/**
+ * Starts the evaluation timer of every session that waits to be graded and may have none: the
+ * publish committed but could not reach Temporal, or an earlier worker had no provider and ended the
+ * run. One already running is left alone. Returns how many sessions wait.
+ */
+export async function scheduleWaitingEvaluations(client: Client, deps: CoreDeps, taskQueue: string): Promise<number> {
+  const sessions = await evaluations.findWaitingSessions(deps.db);
+  for (const { sessionId, ...scope } of sessions) await startEvaluateSessionWorkflow(client, taskQueue, scope, sessionId);
+  return sessions.length;
+}
+
+/** Starts the workflow of every regenerate job that should be running and may have none. Returns how many. */
+export async function scheduleUnfinishedEvaluationJobs(client: Client, deps: CoreDeps, taskQueue: string): Promise<number> {
+  const jobs = await evaluationJobs.findRunnableJobs(deps.db, deps.now());
+  for (const { jobId, ...scope } of jobs) await startRegenerateEvaluationsWorkflow(client, taskQueue, scope, jobId);
+  return jobs.length;
+}
