@@ -11,15 +11,15 @@
  * Every mode seeds a fresh database, dropped at the end. Progress goes to stderr, the report to stdout.
  */
 import { parseArgs } from "node:util";
-import { buildApp } from "../apps/server/src/app.ts";
-import { createLogger } from "../apps/server/src/logger.ts";
 import { createEmbedder } from "@als/ai";
 import { ProjectConfig } from "@als/contract";
 import { type CoreDeps, systemClock } from "@als/core";
 import { LOCAL_SCOPE, openDatabase, type StorageOptions } from "@als/db";
+import { buildApp } from "../apps/server/src/app.ts";
+import { createLogger } from "../apps/server/src/logger.ts";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
-import { defaultModelDir } from "./lib/model-dir.ts";
 import { hostFacts } from "./lib/machine.ts";
+import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, postgresUrlOption, storageModesOption } from "./lib/options.ts";
 import { markdownTable, ms, percentile, seconds } from "./lib/stats.ts";
 
@@ -92,7 +92,8 @@ const counts: string[] = [];
 const embedder = await createEmbedder({ kind: "local", modelDir: defaultModelDir(ROOT) });
 for (const mode of modes) {
   const fresh = await freshServiceStorage("evaluation_overview", mode, postgresUrl);
-  const storage: StorageOptions = mode === "full" ? { kind: "postgres", url: fresh.env.DATABASE_URL! } : { kind: "pglite", dataDir: `${fresh.env.DATA_DIR}/pglite` };
+  const storage: StorageOptions =
+    mode === "full" ? { kind: "postgres", url: fresh.env.DATABASE_URL! } : { kind: "pglite", dataDir: `${fresh.env.DATA_DIR}/pglite` };
   let deps: CoreDeps | undefined;
   try {
     const pinned = ProjectConfig.parse({}).shadow_comparison_judge_prompt_version;
@@ -117,7 +118,11 @@ for (const mode of modes) {
               (SELECT count(*) FROM agent_success_evaluations)::int AS verdicts, (SELECT count(*) FROM retrieved_learning_evaluations)::int AS learning_verdicts,
               (SELECT count(*) FROM shadow_comparisons)::int AS shadow_verdicts`,
     );
-    counts.push(`${mode}: ${Object.entries(count!).map(([name, n]) => `${n.toLocaleString("en")} ${name.replaceAll("_", " ")}`).join(", ")}; seeded in ${seconds(seeded)}`);
+    counts.push(
+      `${mode}: ${Object.entries(count!)
+        .map(([name, n]) => `${n.toLocaleString("en")} ${name.replaceAll("_", " ")}`)
+        .join(", ")}; seeded in ${seconds(seeded)}`,
+    );
     progress(counts.at(-1)!);
     const app = buildApp({ deps, log: createLogger("error"), mode });
     for (const window of WINDOWS) {
