@@ -43,7 +43,8 @@ const CREDENTIAL_NAMES: Record<CredentialKind, string> = {
 function credentialsNote(endpoint: Endpoint): string {
   if (endpoint.public) return "No credential.";
   const accepted = (endpoint.credentials ?? AGENT_CREDENTIALS).map((kind) => CREDENTIAL_NAMES[kind]).join(", ");
-  const project = endpoint.projectPathParam ? ` X-Service-Project must equal {${endpoint.projectPathParam}}.` : "";
+  const header = endpoint.projectHeader === "optional" ? "X-Service-Project may be left out; sent, it" : "X-Service-Project";
+  const project = endpoint.projectPathParam ? ` ${header} must equal {${endpoint.projectPathParam}}.` : "";
   return `Credentials: ${accepted}.${project}`;
 }
 

@@ -44,6 +44,8 @@ export interface EndpointSpec<In extends z.ZodType = z.ZodType, Out extends z.Zo
    * equal it, and an API key must be bound to it.
    */
   projectPathParam?: string;
+  /** "optional": X-Service-Project may be left out on this projectPathParam endpoint (the URL names the project); sent, it must equal it. */
+  projectHeader?: "optional";
   /** Which per-key rate limit it counts against; unset: `sign_in` for public endpoints, `read` for GET, `write` otherwise. */
   rateClass?: RateClass;
 }

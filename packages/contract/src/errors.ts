@@ -3,6 +3,7 @@
  * ERROR_TABLE maps each code to its HTTP status and tRPC code, and `errorBody` builds the JSON body.
  */
 export const ERROR_TABLE = {
+  bad_request: { status: 400, trpc: "BAD_REQUEST" },
   unauthorized: { status: 401, trpc: "UNAUTHORIZED" },
   forbidden: { status: 403, trpc: "FORBIDDEN" },
   not_found: { status: 404, trpc: "NOT_FOUND" },

@@ -12,6 +12,7 @@ export * from "./governance.ts";
 export * from "./human-questions.ts";
 export * from "./interactions.ts";
 export * from "./learning.ts";
+export * from "./onboarding.ts";
 export * from "./outcomes.ts";
 export * from "./playbooks.ts";
 export * from "./profiles.ts";

@@ -46,6 +46,10 @@ export type { MemberInsert, MemberRecord, MemberRole } from "./queries/members.t
 export * as members from "./queries/members.ts";
 export type { OidcSignInRecord } from "./queries/oidc-sign-ins.ts";
 export * as oidcSignIns from "./queries/oidc-sign-ins.ts";
+export type { ConversationRequest, LearningOfUser } from "./queries/onboarding-evidence.ts";
+export * as onboardingEvidence from "./queries/onboarding-evidence.ts";
+export type { OnboardingRunRecord } from "./queries/onboarding-runs.ts";
+export * as onboardingRuns from "./queries/onboarding-runs.ts";
 export type { OrganizationRecord, ProjectRecord } from "./queries/organizations.ts";
 export * as organizations from "./queries/organizations.ts";
 export { Params, vectorLiteral } from "./queries/params.ts";

@@ -84,6 +84,7 @@ function bearerToken(authorization: string | null): string | null {
 function requestedProject(endpoint: Endpoint, headers: CredentialHeaders, pathParams: Record<string, string>): string | null {
   if (endpoint.projectPathParam === undefined) return headers.project;
   const inUrl = pathParams[endpoint.projectPathParam]!;
+  if (headers.project === null && endpoint.projectHeader === "optional") return inUrl;
   if (headers.project !== inUrl) {
     throw new AppError("forbidden", `X-Service-Project must be sent and equal the project in the URL (${inUrl})`);
   }

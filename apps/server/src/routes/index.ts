@@ -12,6 +12,7 @@ import { governanceRoutes } from "./governance/index.ts";
 import { humanQuestionsRoutes } from "./human-questions/index.ts";
 import { interactionsRoutes } from "./interactions/index.ts";
 import { learningRoutes } from "./learning/index.ts";
+import { onboardingRoutes } from "./onboarding/index.ts";
 import { outcomesRoutes } from "./outcomes/index.ts";
 import { playbooksRoutes } from "./playbooks/index.ts";
 import { profilesRoutes } from "./profiles/index.ts";
@@ -42,6 +43,7 @@ export const routes = {
   humanQuestions: humanQuestionsRoutes,
   experiments: experimentsRoutes,
   evaluation: evaluationRoutes,
+  onboarding: onboardingRoutes,
   account: accountRoutes,
 } satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
 

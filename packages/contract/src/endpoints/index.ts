@@ -10,6 +10,7 @@ import { governanceEndpoints } from "./governance.ts";
 import { humanQuestionsEndpoints } from "./human-questions.ts";
 import { interactionsEndpoints } from "./interactions.ts";
 import { learningEndpoints } from "./learning.ts";
+import { onboardingEndpoints } from "./onboarding.ts";
 import { outcomesEndpoints } from "./outcomes.ts";
 import { playbooksEndpoints } from "./playbooks.ts";
 import { profilesEndpoints } from "./profiles.ts";
@@ -41,5 +42,6 @@ export const endpoints = {
   humanQuestions: humanQuestionsEndpoints,
   experiments: experimentsEndpoints,
   evaluation: evaluationEndpoints,
+  onboarding: onboardingEndpoints,
 };
 export type Endpoints = typeof endpoints;
