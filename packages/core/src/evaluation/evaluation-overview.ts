@@ -41,19 +41,20 @@ export async function evaluationOverviewOf(deps: CoreDeps, scope: Scope, input: 
     evaluationOverview.sessionsBySource(deps.db, scope, window),
     evaluationOverview.shadowBuckets(deps.db, scope, { from: window.from, to: window.to, version }, "day"),
   ]);
-  const sets = [];
-  for (const set of input.source_sets) {
-    const metrics = await cohort(set.source);
-    sets.push({
-      label: set.label,
-      source: set.source,
-      session_count: metrics.tiles.current.sessions,
-      success_rate: metrics.tiles.current.success_rate,
-      buckets: heroBuckets(metrics.buckets, []),
-      context_tiles: contextTile(metrics.tiles),
-      score_distribution: scoreDistribution(metrics.bins),
-    });
-  }
+  const sets = await Promise.all(
+    input.source_sets.map(async (set) => {
+      const metrics = await cohort(set.source);
+      return {
+        label: set.label,
+        source: set.source,
+        session_count: metrics.tiles.current.sessions,
+        success_rate: metrics.tiles.current.success_rate,
+        buckets: heroBuckets(metrics.buckets, []),
+        context_tiles: contextTile(metrics.tiles),
+        score_distribution: scoreDistribution(metrics.bins),
+      };
+    }),
+  );
   const shadowTotals = totals(shadowByBucket);
   const regularRate = all.tiles.current.success_rate;
   const shadowRate = input.include_shadow && shadowTotals.n > 0 ? (shadowTotals.losses + shadowTotals.ties) / shadowTotals.n : null;

@@ -124,10 +124,13 @@ export interface AttributionRow {
 /** The learnings given to (or cited by) the window's graded sessions, with how those sessions ended; most sessions first. */
 export async function ruleAttribution(sql: Sql, scope: Scope, window: OverviewWindow, limit: number): Promise<AttributionRow[]> {
   const params = new Params();
+  // Each verdict's refs are made distinct within the row (a learning both given and cited counts
+  // once): a sort of the few refs of one row instead of a DISTINCT over every (verdict, ref) pair.
   return sql.query(
     `SELECT ref, count(*)::int AS sessions, count(*) FILTER (WHERE cited)::int AS cited_sessions, count(*) FILTER (WHERE is_success)::int AS successes
-       FROM (SELECT DISTINCT e.result_id, r.ref, e.is_success, r.ref = ANY(e.cited_learning_refs) AS cited
-               FROM agent_success_evaluations e, unnest(e.retrieved_learning_refs || e.cited_learning_refs) AS r(ref)
+       FROM (SELECT r.ref, e.is_success, r.ref = ANY(e.cited_learning_refs) AS cited
+               FROM agent_success_evaluations e,
+                    LATERAL (SELECT DISTINCT ref FROM unnest(e.retrieved_learning_refs || e.cited_learning_refs) AS given(ref)) r
               WHERE ${currentVerdicts(scope, window, params, "e.")}) used
       GROUP BY ref ORDER BY sessions DESC, ref LIMIT ${params.add(limit)}`,
     params.values,
@@ -163,13 +166,15 @@ export async function shadowBuckets(
   bucket: "day" | "week",
 ): Promise<ShadowDayRow[]> {
   const ts = bucketSql("interaction_created_at", bucket);
+  // The day's label is made once per bucket, after grouping, not once per verdict.
   return sql.query(
-    `SELECT to_char(to_timestamp(${ts}) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ${ts} AS ts, count(*)::int AS n,
-            count(*) FILTER (WHERE winner = 'regular')::int AS wins, count(*) FILTER (WHERE winner = 'shadow')::int AS losses,
-            count(*) FILTER (WHERE winner = 'tie')::int AS ties
-       FROM shadow_comparisons
-      WHERE org_id = $1 AND project_id = $2 AND judge_prompt_version = $3 AND interaction_created_at >= $4 AND interaction_created_at < $5
-      GROUP BY 1, 2 ORDER BY 2`,
+    `SELECT to_char(to_timestamp(ts) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ts, n, wins, losses, ties FROM (
+       SELECT ${ts} AS ts, count(*)::int AS n, count(*) FILTER (WHERE winner = 'regular')::int AS wins,
+              count(*) FILTER (WHERE winner = 'shadow')::int AS losses, count(*) FILTER (WHERE winner = 'tie')::int AS ties
+         FROM shadow_comparisons
+        WHERE org_id = $1 AND project_id = $2 AND judge_prompt_version = $3 AND interaction_created_at >= $4 AND interaction_created_at < $5
+        GROUP BY 1) buckets
+      ORDER BY ts`,
     [scope.orgId, scope.projectId, window.version, window.from, window.to],
   );
 }
