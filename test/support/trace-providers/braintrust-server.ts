@@ -3,8 +3,12 @@ import { type ProviderReply, type ReceivedRequest, startProviderServer } from ".
 
 type Event = (typeof fixture.events)[number];
 
-/** The API key the fixture's organisation holds; any other bearer is refused as Braintrust does. */
-export const BRAINTRUST_KEY = fixture.api_key;
+/** The fixture's API keys and the projects each reaches; any other bearer is refused as Braintrust does. */
+const KEYS: Record<string, string[]> = fixture.keys;
+/** A key reaching both projects. */
+export const BRAINTRUST_KEY = "sk-bt-fixture-key";
+/** A key reaching the sales project only. */
+export const BRAINTRUST_SALES_ONLY_KEY = "sk-bt-sales-only";
 export const BRAINTRUST_PROJECTS = fixture.projects;
 
 /**
@@ -15,21 +19,23 @@ export const BRAINTRUST_PROJECTS = fixture.projects;
  */
 export function startBraintrustServer() {
   return startProviderServer((request) => {
-    if (request.headers.authorization !== `Bearer ${BRAINTRUST_KEY}`) return { status: 401, body: { error: "Invalid API key" } };
-    if (request.method === "GET" && request.path === "/v1/project") return listProjects(request);
-    if (request.method === "POST" && request.path === "/btql") return runBtql(request);
+    const reachable = KEYS[/^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? ""];
+    if (!reachable) return { status: 401, body: { error: "Invalid API key" } };
+    if (request.method === "GET" && request.path === "/v1/project") return listProjects(request, reachable);
+    if (request.method === "POST" && request.path === "/btql") return runBtql(request, reachable);
     return { status: 404, body: { error: `no route ${request.method} ${request.path}` } };
   });
 }
 
-function listProjects(request: ReceivedRequest): ProviderReply {
+function listProjects(request: ReceivedRequest, reachable: string[]): ProviderReply {
+  const projects = fixture.projects.filter((project) => reachable.includes(project.id));
   const limit = Number(request.query.get("limit") ?? "100");
   const after = request.query.get("starting_after");
-  const start = after === null ? 0 : fixture.projects.findIndex((project) => project.id === after) + 1;
-  return { status: 200, body: { objects: fixture.projects.slice(start, start + limit) } };
+  const start = after === null ? 0 : projects.findIndex((project) => project.id === after) + 1;
+  return { status: 200, body: { objects: projects.slice(start, start + limit) } };
 }
 
-function runBtql(request: ReceivedRequest): ProviderReply {
+function runBtql(request: ReceivedRequest, reachable: string[]): ProviderReply {
   const { query, fmt } = request.body as { query: string; fmt?: string };
   if (fmt !== "json") return badQuery("fmt must be json");
   const clauses = new Map<string, string>();
@@ -40,7 +46,7 @@ function runBtql(request: ReceivedRequest): ProviderReply {
   }
   const from = /^project_logs\('([^']+)'\)$/.exec(clauses.get("from") ?? "");
   if (clauses.get("select") !== "*" || !from) return badQuery("expected select: * and from: project_logs('<id>')");
-  if (!fixture.projects.some((project) => project.id === from[1])) return { status: 403, body: { error: "Missing read access to project_logs" } };
+  if (!reachable.includes(from[1]!)) return { status: 403, body: { error: "Missing read access to project_logs" } };
   let matches: (event: Event) => boolean;
   try {
     matches = compileFilter(clauses.get("filter") ?? "true");

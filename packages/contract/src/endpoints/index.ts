@@ -3,6 +3,7 @@ import { adminEndpoints } from "./admin.ts";
 import { agentPlaybooksEndpoints } from "./agent-playbooks.ts";
 import { aggregationEndpoints } from "./aggregation.ts";
 import { configEndpoints } from "./config.ts";
+import { dataSourcesEndpoints, projectDataSourcesEndpoints } from "./data-sources.ts";
 import { experimentsEndpoints } from "./experiments.ts";
 import { generationEndpoints } from "./generation.ts";
 import { governanceEndpoints } from "./governance.ts";
@@ -39,5 +40,7 @@ export const endpoints = {
   governance: governanceEndpoints,
   humanQuestions: humanQuestionsEndpoints,
   experiments: experimentsEndpoints,
+  dataSources: dataSourcesEndpoints,
+  projectDataSources: projectDataSourcesEndpoints,
 };
 export type Endpoints = typeof endpoints;

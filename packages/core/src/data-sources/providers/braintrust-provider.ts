@@ -32,7 +32,7 @@ export function braintrustProvider(baseUrl: string, apiKey: string, now: () => n
     },
 
     async pageTraces(request: TracePageRequest): Promise<TracePage> {
-      const pushed = pushDown(request.filters);
+      const pushed = braintrustFilterPushDown(request.filters);
       const filter = [
         "is_root",
         `created >= ${quoted(new Date(request.start * 1000).toISOString())}`,
@@ -86,7 +86,7 @@ function toTrace(row: Record<string, unknown>): ProviderTrace {
  * contract means "contains", which one BTQL comparison cannot say for both shapes. A value BTQL
  * would need escaping for stays local too.
  */
-function pushDown(filters: readonly TraceFilter[]): { clauses: string[]; execution: FilterExecution } {
+export function braintrustFilterPushDown(filters: readonly TraceFilter[]): { clauses: string[]; execution: FilterExecution } {
   const clauses: string[] = [];
   for (const filter of filters) {
     const clause = clauseOf(filter);

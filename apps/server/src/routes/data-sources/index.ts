@@ -1,0 +1,31 @@
+import { endpoints } from "@als/contract";
+import { implement } from "../../implement.ts";
+import createConnection from "./create-connection.ts";
+import deleteConnection from "./delete-connection.ts";
+import discoverProjects from "./discover-projects.ts";
+import getConnection from "./get-connection.ts";
+import list from "./list.ts";
+import rotateCredential from "./rotate-credential.ts";
+import selectStream from "./select-stream.ts";
+
+/** `/api/data-sources/...`: the API key's project. */
+export const dataSourcesRoutes = {
+  list: implement(endpoints.dataSources.list, list),
+  createConnection: implement(endpoints.dataSources.createConnection, createConnection),
+  getConnection: implement(endpoints.dataSources.getConnection, getConnection),
+  discoverProjects: implement(endpoints.dataSources.discoverProjects, discoverProjects),
+  rotateCredential: implement(endpoints.dataSources.rotateCredential, rotateCredential),
+  selectStream: implement(endpoints.dataSources.selectStream, selectStream),
+  deleteConnection: implement(endpoints.dataSources.deleteConnection, deleteConnection),
+};
+
+/** `/api/projects/{project_id}/data-sources/...`: the same handlers; the URL's project is the scope authorizeRequest resolved. */
+export const projectDataSourcesRoutes = {
+  list: implement(endpoints.projectDataSources.list, list),
+  createConnection: implement(endpoints.projectDataSources.createConnection, createConnection),
+  getConnection: implement(endpoints.projectDataSources.getConnection, getConnection),
+  discoverProjects: implement(endpoints.projectDataSources.discoverProjects, discoverProjects),
+  rotateCredential: implement(endpoints.projectDataSources.rotateCredential, rotateCredential),
+  selectStream: implement(endpoints.projectDataSources.selectStream, selectStream),
+  deleteConnection: implement(endpoints.projectDataSources.deleteConnection, deleteConnection),
+};

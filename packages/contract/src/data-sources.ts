@@ -1,0 +1,197 @@
+import { z } from "zod";
+import { UnixSeconds } from "./common.ts";
+
+/** The contract's provider values (Braintrust, Langfuse, LangSmith) and the regions each serves. */
+export const DATA_SOURCE_PROVIDERS = ["trace_provider_a", "trace_provider_b", "trace_provider_c"] as const;
+export type DataSourceProvider = (typeof DATA_SOURCE_PROVIDERS)[number];
+export const PROVIDER_REGIONS: Record<DataSourceProvider, readonly string[]> = {
+  trace_provider_a: ["us"],
+  trace_provider_b: ["us", "eu", "jp", "hipaa-us"],
+  trace_provider_c: ["us", "eu"],
+};
+
+/** Connections a project may hold, setup drafts that have not expired included. */
+export const CONNECTION_LIMIT = 10;
+
+export const FILTER_OPS = ["eq", "in", "exists"] as const;
+export const FILTER_PATHS = ["metadata.*", "span_attributes.name", "tags"] as const;
+export const MAX_FILTERS = 10;
+export const MAX_FILTER_VALUE_CHARS = 512;
+export const MAX_TAG_VALUE_CHARS = 160;
+export const MAX_IN_VALUES = 20;
+
+const METADATA_PATH = /^metadata(\.[^.\s]+)+$/;
+const MAX_FILTER_PATH_CHARS = 256;
+
+/**
+ * `{path, op, values}` (Filter operators): eq takes exactly one value, in 1 to 20, exists none.
+ * Values are strings kept literally (a number or boolean is compared by its string form, so it is
+ * sent as one); each 1 to 512 characters, 160 on `tags`.
+ */
+export const TrafficFilter = z
+  .object({
+    path: z.string().max(MAX_FILTER_PATH_CHARS).describe("metadata.<key>, span_attributes.name or tags"),
+    op: z.enum(FILTER_OPS),
+    values: z.array(z.string()).default([]),
+  })
+  .strict()
+  .superRefine((filter, ctx) => {
+    if (!(METADATA_PATH.test(filter.path) || filter.path === "span_attributes.name" || filter.path === "tags")) {
+      ctx.addIssue({ code: "custom", path: ["path"], message: `must be metadata.<key>, span_attributes.name or tags, not '${filter.path}'` });
+    }
+    const count = filter.values.length;
+    if (filter.op === "eq" && count !== 1) ctx.addIssue({ code: "custom", path: ["values"], message: `eq takes exactly one value, not ${count}` });
+    if (filter.op === "in" && (count < 1 || count > MAX_IN_VALUES)) {
+      ctx.addIssue({ code: "custom", path: ["values"], message: `in takes 1 to ${MAX_IN_VALUES} values, not ${count}` });
+    }
+    if (filter.op === "exists" && count !== 0)
+      ctx.addIssue({ code: "custom", path: ["values"], message: "exists takes no values: send an empty list or omit it" });
+    const max = filter.path === "tags" ? MAX_TAG_VALUE_CHARS : MAX_FILTER_VALUE_CHARS;
+    filter.values.forEach((value, index) => {
+      if (value.length < 1 || value.length > max) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["values", index],
+          message: `must be 1 to ${max} characters${filter.path === "tags" ? " on tags" : ""}, not ${value.length}`,
+        });
+      }
+    });
+  });
+export type TrafficFilter = z.output<typeof TrafficFilter>;
+
+export const TrafficFilters = z.array(TrafficFilter).max(MAX_FILTERS, `at most ${MAX_FILTERS} filters`);
+
+const Revision = z.number().int().min(1).describe("The revision last read: a stale one answers 409, re-read and retry");
+const CredentialText = z.string().trim().min(1).max(4096);
+const ConnectionId = z.string().min(1).max(64);
+
+/**
+ * ConnectionInput. The provider's public host of the region is the only one a connection reaches:
+ * a field naming another (a private endpoint) is refused with every other unknown field.
+ */
+export const ConnectionInput = z
+  .object({
+    name: z.string().trim().min(1).max(128),
+    provider: z.enum(DATA_SOURCE_PROVIDERS).default("trace_provider_a"),
+    region: z.string().default("us"),
+    api_key: CredentialText.describe("The provider's API key (trace_provider_b: the secret key); never returned"),
+    public_key: CredentialText.optional().describe("trace_provider_b only: its public key"),
+    workspace_id: z.string().trim().min(1).max(256).optional().describe("trace_provider_c only: the workspace the key acts in"),
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    if (!PROVIDER_REGIONS[input.provider].includes(input.region)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["region"],
+        message: `${input.provider} serves regions ${PROVIDER_REGIONS[input.provider].join(", ")}, not '${input.region}'`,
+      });
+    }
+    credentialRules(input.provider, input, ctx);
+  });
+
+/** Which credential fields a provider takes (connection-provider table). */
+export function credentialRules(
+  provider: DataSourceProvider,
+  input: { public_key?: string | undefined; workspace_id?: string | undefined },
+  ctx: { addIssue(issue: { code: "custom"; path: string[]; message: string }): void },
+): void {
+  if (provider === "trace_provider_b" && input.public_key === undefined)
+    ctx.addIssue({ code: "custom", path: ["public_key"], message: "trace_provider_b needs its public_key" });
+  if (provider !== "trace_provider_b" && input.public_key !== undefined)
+    ctx.addIssue({ code: "custom", path: ["public_key"], message: `${provider} takes no public_key` });
+  if (provider !== "trace_provider_c" && input.workspace_id !== undefined)
+    ctx.addIssue({ code: "custom", path: ["workspace_id"], message: `${provider} takes no workspace_id` });
+}
+
+/** RotationInput: the connection revision read, and the replacement credential fields. */
+export const RotationInput = z
+  .object({
+    revision: Revision,
+    api_key: CredentialText,
+    public_key: CredentialText.optional(),
+    workspace_id: z.string().trim().min(1).max(256).optional(),
+  })
+  .strict();
+
+/** RevisionInput of DELETE: the connection revision (lifecycle_revision applies to an activated collection). */
+export const DeleteConnectionInput = z.object({ revision: Revision, lifecycle_revision: z.number().int().min(1).optional() }).strict();
+
+/** StreamInput: the connection revision read, the external project and its traffic filters. */
+export const StreamInput = z
+  .object({
+    revision: Revision,
+    external_project_id: z.string().trim().min(1).max(256),
+    filters: TrafficFilters.default([]),
+  })
+  .strict();
+
+export const ConnectionPath = z.object({ connection_id: ConnectionId }).strict();
+export const NoDataSourceInput = z.object({}).strict();
+export const SetupContextQuery = z.object({ connection_id: ConnectionId.optional() }).strict();
+
+export const FILTER_EXECUTIONS = ["before_download", "partial", "after_download"] as const;
+
+export const Connection = z.object({
+  connection_id: z.string(),
+  name: z.string(),
+  provider: z.enum(DATA_SOURCE_PROVIDERS),
+  region: z.string(),
+  workspace_id: z.string().nullable().describe("Resolved from discovery when the stream is selected (trace_provider_c: the one given)"),
+  stream_id: z.string().nullable(),
+  external_project_id: z.string().nullable(),
+  revision: z.number().int().describe("Connection revision: advanced by credential rotation and stream selection"),
+  status: z.literal("draft").describe("A setup draft until activation"),
+  draft_expires_at: UnixSeconds.nullable().describe("When an unactivated draft stops holding a connection slot and is removed"),
+  created_at: UnixSeconds,
+  updated_at: UnixSeconds,
+});
+
+export const Stream = z.object({
+  stream_id: z.string(),
+  connection_id: z.string(),
+  external_project_id: z.string(),
+  external_project_name: z.string(),
+  workspace_id: z.string().nullable(),
+  filters: z.array(z.object({ path: z.string(), op: z.enum(FILTER_OPS), values: z.array(z.string()) })),
+  filter_execution: z
+    .enum(FILTER_EXECUTIONS)
+    .describe("Where these filters run: trace_provider_a before pagination (partial when some stay local), others after download"),
+  revision: z.number().int().describe("Stream revision: sampling, history draft and activation name it"),
+  status: z.literal("draft").describe("The setup draft marker"),
+  created_at: UnixSeconds,
+  updated_at: UnixSeconds,
+});
+
+export const ProviderCapability = z.object({
+  provider: z.enum(DATA_SOURCE_PROVIDERS),
+  regions: z.array(z.string()),
+  credential_fields: z.object({ required: z.array(z.string()), optional: z.array(z.string()) }),
+  filter_execution: z.enum(FILTER_EXECUTIONS).describe("Where supported filters run"),
+  live_traffic_filters: z.boolean().describe("Whether traffic filters can be edited after activation (trace_provider_a only)"),
+});
+
+export const DataSourceCollection = z.object({
+  connections: z.array(Connection),
+  streams: z.array(Stream),
+  capabilities: z.object({
+    providers: z.array(ProviderCapability),
+    connection_limit: z.number().int(),
+    connections_in_use: z.number().int().describe("Connections holding a slot, unexpired setup drafts included"),
+    filter_paths: z.array(z.string()),
+    filter_ops: z.array(z.enum(FILTER_OPS)),
+  }),
+});
+
+export const ExternalProjects = z.object({
+  connection_id: z.string(),
+  provider: z.enum(DATA_SOURCE_PROVIDERS),
+  region: z.string(),
+  projects: z.array(z.object({ id: z.string(), name: z.string(), workspace_id: z.string().nullable() })),
+});
+
+export const DeletedConnection = z.object({ deleted: z.literal(true) });
+
+export type Connection = z.output<typeof Connection>;
+export type Stream = z.output<typeof Stream>;
+export type ExternalProjects = z.output<typeof ExternalProjects>;

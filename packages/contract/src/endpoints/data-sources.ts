@@ -1,0 +1,127 @@
+import { z } from "zod";
+import {
+  Connection,
+  ConnectionInput,
+  ConnectionPath,
+  DataSourceCollection,
+  DeleteConnectionInput,
+  DeletedConnection,
+  ExternalProjects,
+  NoDataSourceInput,
+  RotationInput,
+  Stream,
+  StreamInput,
+} from "../data-sources.ts";
+import { defineResource, type EndpointSpec } from "../endpoint.ts";
+
+/** One data-source endpoint, its path after either prefix. */
+type Action<In extends z.ZodObject = z.ZodObject, Out extends z.ZodType = z.ZodType> = Omit<
+  EndpointSpec<In, Out>,
+  "path" | "credentials" | "projectPathParam"
+> & {
+  suffix: string;
+};
+
+/**
+ * The data-source endpoints, served under both prefixes of the contract (Data sources; Authentication
+ * point 6). Declared once here, then placed under each prefix below.
+ */
+const ACTIONS = {
+  list: {
+    method: "GET",
+    suffix: "",
+    summary: "The project's connections, their streams and the service's data-source capabilities",
+    input: NoDataSourceInput,
+    output: DataSourceCollection,
+  },
+  createConnection: {
+    method: "POST",
+    suffix: "/connections",
+    summary:
+      "Connect a trace provider account (201). The credential is checked against the provider, sealed at rest and never returned; at most 10 connections per project, unexpired setup drafts included (409)",
+    input: ConnectionInput,
+    output: Connection,
+    successStatus: 201,
+    errors: ["conflict", "provider_unavailable"],
+  },
+  getConnection: {
+    method: "GET",
+    suffix: "/connections/:connection_id",
+    summary: "One connection (404 when unknown or another project's)",
+    input: ConnectionPath,
+    output: Connection,
+  },
+  discoverProjects: {
+    method: "GET",
+    suffix: "/connections/:connection_id/projects",
+    summary: "The external projects the connection's credential reaches (a provider read)",
+    input: ConnectionPath,
+    output: ExternalProjects,
+    errors: ["provider_unavailable"],
+  },
+  rotateCredential: {
+    method: "PUT",
+    suffix: "/connections/:connection_id/credential",
+    summary:
+      "Replace the connection's credential: the new one must reach the selected external project (422 naming api_key otherwise); advances the revision (409 on a stale one)",
+    input: RotationInput.extend(ConnectionPath.shape),
+    output: Connection,
+    errors: ["conflict", "provider_unavailable"],
+  },
+  selectStream: {
+    method: "PUT",
+    suffix: "/connections/:connection_id/stream",
+    summary:
+      "Select the connection's external project and traffic filters; resolves the workspace from discovery and advances the connection revision (409 on a stale one)",
+    input: StreamInput.extend(ConnectionPath.shape),
+    output: Stream,
+    errors: ["conflict", "provider_unavailable"],
+  },
+  deleteConnection: {
+    method: "DELETE",
+    suffix: "/connections/:connection_id",
+    summary:
+      "Delete the connection: its credential, configuration and stream go; imported interactions stay and provider traces are untouched (409 on a stale revision)",
+    input: DeleteConnectionInput.extend(ConnectionPath.shape),
+    output: DeletedConnection,
+    errors: ["conflict"],
+  },
+} as const satisfies Record<string, Action>;
+
+type Actions = typeof ACTIONS;
+const ProjectIdParam = z.object({ project_id: z.string().min(1).max(255) });
+
+/** `/api/data-sources`: a full-access API key, its bound project the destination. */
+export const dataSourcesEndpoints = defineResource(
+  "dataSources",
+  Object.fromEntries(
+    Object.entries(ACTIONS).map(([action, { suffix, ...spec }]) => [action, { ...spec, path: `/api/data-sources${suffix}`, credentials: ["api_key"] }]),
+  ) as unknown as { [A in keyof Actions]: Omit<Actions[A], "suffix"> & { path: string; credentials: readonly ["api_key"] } },
+);
+
+/**
+ * `/api/projects/{project_id}/data-sources`: a full-access API key bound to that project or a
+ * dashboard session; X-Service-Project must equal the URL's project.
+ */
+export const projectDataSourcesEndpoints = defineResource(
+  "projectDataSources",
+  Object.fromEntries(
+    Object.entries(ACTIONS).map(([action, { suffix, ...spec }]) => [
+      action,
+      {
+        ...spec,
+        path: `/api/projects/:project_id/data-sources${suffix}`,
+        input: spec.input.extend(ProjectIdParam.shape),
+        credentials: ["api_key", "login_session"],
+        projectPathParam: "project_id",
+      },
+    ]),
+  ) as unknown as {
+    [A in keyof Actions]: Omit<Actions[A], "suffix" | "input"> & {
+      path: string;
+      input: z.ZodType<z.output<Actions[A]["input"]> & { project_id: string }, z.input<Actions[A]["input"]> & { project_id: string }>;
+      credentials: readonly ["api_key", "login_session"];
+      projectPathParam: "project_id";
+    };
+  },
+);

@@ -1,0 +1,40 @@
+-- Data sources: a project's connections to external trace providers and the stream each selects.
+--
+-- data_source_connections: one provider account. The credential fields are sealed (AES-256-GCM
+-- under the deployment's data-source key) and never leave the service. `revision` advances on
+-- credential rotation and stream selection; every write names the revision it read.
+-- `draft_expires_at`: a connection is a setup draft until it is activated; an expired draft no longer
+-- holds one of the project's connection slots. Times are Unix seconds.
+CREATE TABLE data_source_connections (
+  connection_id    text   PRIMARY KEY,
+  org_id           text   NOT NULL,
+  project_id       text   NOT NULL,
+  name             text   NOT NULL,
+  provider         text   NOT NULL,
+  region           text   NOT NULL,
+  sealed_credentials text NOT NULL,
+  workspace_id     text,
+  revision         bigint NOT NULL,
+  created_at       bigint NOT NULL,
+  updated_at       bigint NOT NULL,
+  draft_expires_at bigint,
+  FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, project_id) ON DELETE CASCADE
+);
+CREATE INDEX data_source_connections_of_project ON data_source_connections (org_id, project_id, created_at);
+
+-- data_source_streams: the external project a connection selected and its traffic filters (one
+-- stream per connection). `revision` is the stream's own (sampling, history draft, activation).
+CREATE TABLE data_source_streams (
+  stream_id             text   PRIMARY KEY,
+  org_id                text   NOT NULL,
+  project_id            text   NOT NULL,
+  connection_id         text   NOT NULL UNIQUE REFERENCES data_source_connections (connection_id) ON DELETE CASCADE,
+  external_project_id   text   NOT NULL,
+  external_project_name text   NOT NULL,
+  workspace_id          text,
+  filters               jsonb  NOT NULL,
+  revision              bigint NOT NULL,
+  created_at            bigint NOT NULL,
+  updated_at            bigint NOT NULL,
+  FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, project_id) ON DELETE CASCADE
+);
