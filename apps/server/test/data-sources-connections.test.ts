@@ -325,6 +325,74 @@ describe("filters", () => {
   });
 });
 
+describe("setup-context", () => {
+  const FIELDS = [
+    "setup_version",
+    "api_base_path",
+    "destination_binding",
+    "project_id",
+    "providers",
+    "provider_regions",
+    "connection_limit",
+    "connection_id",
+    "stream_id",
+    "review_path",
+    "activation",
+    "traffic_filter_pushdown",
+    "provider_filter_execution",
+    "traffic_filter_contract",
+    "mapping_schema",
+    "mapping_scopes",
+    "mapping_versions",
+    "related_span_layouts",
+    "related_span_correlations",
+    "related_span_limits",
+    "related_span_fetch",
+    "sibling_joins",
+    "sampling",
+    "field_guidance",
+    "identity_checks",
+    "mapping_aware_reads",
+    "automatic_read_retries",
+    "shared_connection_cooldown",
+    "historical_read_windows",
+    "backfill_limit",
+  ];
+
+  for (const prefix of PREFIXES) {
+    test(`under ${prefix.name}: every field, the sole connection selected, an unknown explicit one 404`, async () => {
+      const empty = await call(prefix, "GET", "/setup-context");
+      expect(empty.status).toBe(200);
+      expect(Object.keys(empty.body).sort()).toEqual([...FIELDS].sort());
+      expect(empty.body).toMatchObject({ api_base_path: prefix.base, project_id: "default", connection_id: null, stream_id: null, review_path: null });
+      expect(empty.body.destination_binding.kind).toBe(prefix.base === "/api/data-sources" ? "api_key_project" : "url_project");
+
+      const sole = await connect(prefix);
+      await call(prefix, "PUT", `/connections/${sole.connection_id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" });
+      const selected = (await call(prefix, "GET", "/setup-context")).body;
+      expect(selected.connection_id).toBe(sole.connection_id);
+      expect(selected.stream_id).toBe((await call(prefix, "GET", `/connections/${sole.connection_id}`)).body.stream_id);
+      expect(selected.connection_limit).toMatchObject({ limit: CONNECTION_LIMIT, in_use: 1 });
+
+      const second = await connect(prefix);
+      expect((await call(prefix, "GET", "/setup-context")).body.connection_id).toBeNull();
+      expect((await call(prefix, "GET", `/setup-context?connection_id=${second.connection_id}`)).body.connection_id).toBe(second.connection_id);
+      const unknown = await call(prefix, "GET", "/setup-context?connection_id=dsc_unknown");
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.detail).toContain("dsc_unknown");
+      expect((await call(prefix, "GET", "/setup-context?connection_id=")).status).toBe(422);
+      await deleteAll(prefix);
+    });
+  }
+
+  test("another organisation's explicit connection_id is unknown (404)", async () => {
+    const mine = await connect(PREFIXES[0]!);
+    const theirs = await svc.call("GET", `/api/data-sources/setup-context?connection_id=${mine.connection_id}`, undefined, bearer(stranger.fullKey));
+    expect(theirs.status).toBe(404);
+    await deleteAll(PREFIXES[0]!);
+  });
+});
+
 describe("credentials and projects", () => {
   test("a limited API key cannot manage sources (403)", async () => {
     const response = await svc.call("GET", "/api/data-sources", undefined, bearer(owner.limitedKey));

@@ -195,3 +195,44 @@ export const DeletedConnection = z.object({ deleted: z.literal(true) });
 export type Connection = z.output<typeof Connection>;
 export type Stream = z.output<typeof Stream>;
 export type ExternalProjects = z.output<typeof ExternalProjects>;
+
+/** The contract's mapping field keys and transforms (Mapping definition). */
+export const MAPPING_FIELDS = ["user", "session", "input", "output", "version", "references", "source", "timestamp", "completion"] as const;
+export const MAPPING_TRANSFORMS = ["first_text_block", "text_blocks"] as const;
+
+const Descriptor = z.record(z.string(), z.unknown());
+
+/** The non-secret setup contract: what a setup client needs to drive connection, stream and mapping setup. */
+export const SetupContext = z.object({
+  setup_version: z.number().int(),
+  api_base_path: z.string().describe("The prefix this context was read under"),
+  destination_binding: z.object({ kind: z.enum(["api_key_project", "url_project"]), project_id: z.string() }),
+  project_id: z.string(),
+  providers: z.array(ProviderCapability),
+  provider_regions: z.record(z.string(), z.array(z.string())),
+  connection_limit: z.object({ limit: z.number().int(), in_use: z.number().int(), draft_lifetime_seconds: z.number().int() }),
+  connection_id: z.string().nullable().describe("The connection asked for, or the project's sole connection; null otherwise"),
+  stream_id: z.string().nullable(),
+  review_path: z.string().nullable().describe("Where the selected connection is read back for review (its id is the dashboard's source parameter)"),
+  activation: Descriptor,
+  traffic_filter_pushdown: z.record(z.string(), z.string()),
+  provider_filter_execution: Descriptor,
+  traffic_filter_contract: Descriptor,
+  mapping_schema: Descriptor,
+  mapping_scopes: z.array(z.string()),
+  mapping_versions: z.array(z.number().int()),
+  related_span_layouts: z.record(z.string(), z.string()),
+  related_span_correlations: z.record(z.string(), z.string()),
+  related_span_limits: Descriptor,
+  related_span_fetch: Descriptor,
+  sibling_joins: Descriptor,
+  sampling: Descriptor,
+  field_guidance: z.record(z.string(), z.string()),
+  identity_checks: Descriptor,
+  mapping_aware_reads: Descriptor,
+  automatic_read_retries: Descriptor,
+  shared_connection_cooldown: Descriptor,
+  historical_read_windows: Descriptor,
+  backfill_limit: Descriptor,
+});
+export type SetupContext = z.output<typeof SetupContext>;

@@ -20,6 +20,7 @@ export { PROVIDER_MAX_RETRY_WAIT_SECONDS, PROVIDER_READ_ATTEMPTS } from "./data-
 export * from "./data-sources/providers/trace-provider.ts";
 export * from "./data-sources/providers/trace-provider-error.ts";
 export { selectStream } from "./data-sources/select-stream.ts";
+export { setupContext } from "./data-sources/setup-context.ts";
 export * from "./deps.ts";
 export type { StepOutcome } from "./durable/step-outcome.ts";
 export * from "./experiments/retrieval-experiments.ts";

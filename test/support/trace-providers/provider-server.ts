@@ -26,6 +26,7 @@ export type ProviderRoute = (request: ReceivedRequest) => ProviderReply;
 export async function startProviderServer(route: ProviderRoute) {
   const received: ReceivedRequest[] = [];
   let limited: { remaining: number; retryAfter: string } = { remaining: 0, retryAfter: "0" };
+  let delayMs = 0;
   const rateLimited = (): ProviderReply => {
     limited.remaining--;
     return { status: 429, body: { error: "rate limit exceeded" }, headers: { "retry-after": limited.retryAfter } };
@@ -43,6 +44,11 @@ export async function startProviderServer(route: ProviderRoute) {
       body: text ? JSON.parse(text) : undefined,
     };
     received.push(request);
+    if (delayMs > 0) {
+      const wait = delayMs;
+      delayMs = 0;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     const reply = limited.remaining > 0 ? rateLimited() : route(request);
     res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
     res.end(JSON.stringify(reply.body));
@@ -55,7 +61,15 @@ export async function startProviderServer(route: ProviderRoute) {
     rateLimitNext(count: number, retryAfter: string) {
       limited = { remaining: count, retryAfter };
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** The next request is answered only after `ms`: a read in flight while a test kills the service. */
+    delayNext(ms: number) {
+      delayMs = ms;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -9,6 +9,8 @@ import {
   ExternalProjects,
   NoDataSourceInput,
   RotationInput,
+  SetupContext,
+  SetupContextQuery,
   Stream,
   StreamInput,
 } from "../data-sources.ts";
@@ -33,6 +35,14 @@ const ACTIONS = {
     summary: "The project's connections, their streams and the service's data-source capabilities",
     input: NoDataSourceInput,
     output: DataSourceCollection,
+  },
+  setupContext: {
+    method: "GET",
+    suffix: "/setup-context",
+    summary:
+      "The non-secret setup contract: providers, regions, limits, filter and mapping rules, and the selected connection (an explicit connection_id, else the sole one; 404 for an unknown explicit one)",
+    input: SetupContextQuery,
+    output: SetupContext,
   },
   createConnection: {
     method: "POST",

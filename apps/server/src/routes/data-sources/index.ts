@@ -7,10 +7,12 @@ import getConnection from "./get-connection.ts";
 import list from "./list.ts";
 import rotateCredential from "./rotate-credential.ts";
 import selectStream from "./select-stream.ts";
+import { keyBoundSetupContext, projectSetupContext } from "./setup-context.ts";
 
 /** `/api/data-sources/...`: the API key's project. */
 export const dataSourcesRoutes = {
   list: implement(endpoints.dataSources.list, list),
+  setupContext: implement(endpoints.dataSources.setupContext, keyBoundSetupContext),
   createConnection: implement(endpoints.dataSources.createConnection, createConnection),
   getConnection: implement(endpoints.dataSources.getConnection, getConnection),
   discoverProjects: implement(endpoints.dataSources.discoverProjects, discoverProjects),
@@ -22,6 +24,7 @@ export const dataSourcesRoutes = {
 /** `/api/projects/{project_id}/data-sources/...`: the same handlers; the URL's project is the scope authorizeRequest resolved. */
 export const projectDataSourcesRoutes = {
   list: implement(endpoints.projectDataSources.list, list),
+  setupContext: implement(endpoints.projectDataSources.setupContext, projectSetupContext),
   createConnection: implement(endpoints.projectDataSources.createConnection, createConnection),
   getConnection: implement(endpoints.projectDataSources.getConnection, getConnection),
   discoverProjects: implement(endpoints.projectDataSources.discoverProjects, discoverProjects),

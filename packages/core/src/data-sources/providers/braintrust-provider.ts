@@ -5,7 +5,8 @@ import type { ExternalProject, FilterExecution, ProviderTrace, TraceFilter, Trac
 import { TraceProviderError } from "./trace-provider-error.ts";
 
 const PROJECT_PAGE = 100;
-const SPAN_LIMIT = 1000;
+/** Spans read for one trace. */
+export const BRAINTRUST_SPAN_LIMIT = 1000;
 
 /**
  * trace_provider_a: Braintrust's REST API. Projects come from `GET /v1/project` (paged with
@@ -62,7 +63,7 @@ export function braintrustProvider(baseUrl: string, apiKey: string, now: () => n
           "select: *",
           `from: project_logs(${quoted(safeId(externalProjectId))})`,
           `filter: root_span_id = ${quoted(safeId(traceId))}`,
-          `limit: ${SPAN_LIMIT}`,
+          `limit: ${BRAINTRUST_SPAN_LIMIT}`,
         ].join("\n"),
       );
       return listIn(body, "data");

@@ -3,9 +3,9 @@ import { listIn, textOf, unixSecondsOf } from "./provider-json.ts";
 import { providerRequest } from "./provider-request.ts";
 import type { ProviderTrace, TracePage, TracePageRequest, TraceProvider } from "./trace-provider.ts";
 
-const OBSERVATION_PAGE = 100;
+export const OBSERVATION_PAGE = 100;
 /** Pages of observations read for one trace: spans beyond them are not context we wait for. */
-const MAX_OBSERVATION_PAGES = 20;
+export const MAX_OBSERVATION_PAGES = 20;
 
 /**
  * trace_provider_b: Langfuse's public API, with HTTP Basic auth (public key as the user, secret

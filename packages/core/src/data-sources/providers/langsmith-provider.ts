@@ -4,9 +4,9 @@ import { providerRequest } from "./provider-request.ts";
 import type { ProviderTrace, TracePage, TracePageRequest, TraceProvider } from "./trace-provider.ts";
 
 const SESSION_PAGE = 100;
-const SPAN_PAGE = 100;
+export const SPAN_PAGE = 100;
 /** Pages of runs read for one trace: spans beyond them are not context we wait for. */
-const MAX_SPAN_PAGES = 20;
+export const MAX_SPAN_PAGES = 20;
 
 /**
  * trace_provider_c: LangSmith's API, authenticated by `x-api-key` (and `X-Tenant-Id` when the
