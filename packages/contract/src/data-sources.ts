@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { UnixSeconds } from "./common.ts";
 
+export * from "./mapping-definition.ts";
+
 /** The contract's provider values (Braintrust, Langfuse, LangSmith) and the regions each serves. */
 export const DATA_SOURCE_PROVIDERS = ["trace_provider_a", "trace_provider_b", "trace_provider_c"] as const;
 export type DataSourceProvider = (typeof DATA_SOURCE_PROVIDERS)[number];
@@ -195,10 +197,6 @@ export const DeletedConnection = z.object({ deleted: z.literal(true) });
 export type Connection = z.output<typeof Connection>;
 export type Stream = z.output<typeof Stream>;
 export type ExternalProjects = z.output<typeof ExternalProjects>;
-
-/** The contract's mapping field keys and transforms (Mapping definition). */
-export const MAPPING_FIELDS = ["user", "session", "input", "output", "version", "references", "source", "timestamp", "completion"] as const;
-export const MAPPING_TRANSFORMS = ["first_text_block", "text_blocks"] as const;
 
 const Descriptor = z.record(z.string(), z.unknown());
 
