@@ -63,7 +63,11 @@ beforeAll(async () => {
   await asA("POST", "/api/retrieval_experiments/stop", { experiment_id: "alpha-experiment" });
   // A connection of A's with its stream.
   const connection = await asA("POST", "/api/data-sources/connections", { name: "alpha-source", api_key: BRAINTRUST_KEY });
-  await asA("PUT", `/api/data-sources/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" });
+  const stream = await asA("PUT", `/api/data-sources/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" });
+  await asA("PUT", `/api/data-sources/streams/${stream.stream_id}/mapping`, {
+    expected_revision: 0,
+    definition: { version: 1, rules: [{ name: "alpha-rule", fields: { input: { path: "/input" } } }] },
+  });
   // A question of A's extraction: raised as a run of the learning step raises it (this service has no LLM).
   const scopeOfA = { orgId: a.orgId, projectId: "default" };
   const question = toolCallOf(scopeOfA, A_USER, { question_text: `${A_TEXT}?`, answer_format: "yes/no", tags: [], context: null }, svc.deps.now());
@@ -98,6 +102,8 @@ beforeAll(async () => {
     experiment_id: "alpha-experiment",
     connection_id: connection.connection_id,
     external_project_id: "0b1e5c2a-support",
+    stream_id: stream.stream_id,
+    definition: { version: 1, rules: [{ name: "beta-rule", fields: { input: { path: "/input" } } }] },
     org_id: a.orgId,
     member_id: a.ownerId,
     prefix: key!.prefix,
@@ -113,7 +119,7 @@ beforeAll(async () => {
   expect(Object.entries(known).filter(([, value]) => value === undefined)).toEqual([]);
   // Not ids a caller may choose (profile_id, request_id): B may make its own rows under the same values.
   secrets.push(A_TEXT, a.orgId, a.ownerId, key!.prefix, owner!.email, "alpha-aggregation", "alpha-label");
-  secrets.push(operation.operation_id, connection.connection_id, "alpha-source");
+  secrets.push(operation.operation_id, connection.connection_id, "alpha-source", "alpha-rule");
 }, 120_000);
 afterAll(async () => {
   await svc.close();

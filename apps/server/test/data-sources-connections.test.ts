@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CONNECTION_LIMIT } from "@als/contract";
 import { DRAFT_CONNECTION_SECONDS } from "@als/core";
+import { type DataSourcePrefix, dataSourcePrefixes } from "../../../test/support/data-source-prefixes.ts";
 import { startTestService } from "../../../test/support/service.ts";
 import { findTextEverywhere } from "../../../test/support/subject-scan.ts";
 import { bearer, createTenant, type Tenant } from "../../../test/support/tenants.ts";
@@ -35,15 +36,8 @@ afterAll(async () => {
 });
 
 /** The two prefixes: the key-bound one with a full key, the project one with a dashboard session. */
-const PREFIXES = [
-  { name: "/api/data-sources", base: "/api/data-sources", headers: () => bearer(owner.fullKey) },
-  {
-    name: "/api/projects/{project_id}/data-sources",
-    base: "/api/projects/default/data-sources",
-    headers: () => ({ ...bearer(owner.loginSession), "x-service-project": "default" }),
-  },
-];
-type Prefix = (typeof PREFIXES)[number];
+const PREFIXES = dataSourcePrefixes(() => owner);
+type Prefix = DataSourcePrefix;
 
 const PROVIDERS = [
   {

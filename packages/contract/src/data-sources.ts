@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UnixSeconds } from "./common.ts";
+import { MappingDefinition } from "./mapping-definition.ts";
 
 export * from "./mapping-definition.ts";
 
@@ -161,6 +162,9 @@ export const Stream = z.object({
     .describe("Where these filters run: trace_provider_a before pagination (partial when some stay local), others after download"),
   revision: z.number().int().describe("Stream revision: sampling, history draft and activation name it"),
   status: z.literal("draft").describe("The setup draft marker"),
+  history: z.boolean().describe("Whether activation imports past traffic (history draft)"),
+  history_start: UnixSeconds.nullable(),
+  history_end: UnixSeconds.nullable(),
   created_at: UnixSeconds,
   updated_at: UnixSeconds,
 });
@@ -194,7 +198,55 @@ export const ExternalProjects = z.object({
 
 export const DeletedConnection = z.object({ deleted: z.literal(true) });
 
+export const StreamPath = z.object({ stream_id: z.string().min(1).max(64) }).strict();
+
+/** The history draft: import past traffic or not, and its range (Unix seconds, start-inclusive, end-exclusive). */
+export const HistoryDraftInput = z
+  .object({
+    revision: Revision.describe("The stream revision last read: a stale one answers 409, re-read and retry"),
+    history: z.boolean().default(true),
+    history_start: z.number().int().positive().optional().describe("Unix seconds, inclusive"),
+    history_end: z.number().int().positive().optional().describe("Unix seconds, exclusive; not in the future"),
+  })
+  .strict()
+  .superRefine((draft, ctx) => {
+    if (!draft.history) {
+      for (const bound of ["history_start", "history_end"] as const) {
+        if (draft[bound] !== undefined) ctx.addIssue({ code: "custom", path: [bound], message: "takes no bounds when history is false" });
+      }
+    }
+    if (draft.history_start !== undefined && draft.history_end !== undefined && draft.history_end <= draft.history_start) {
+      ctx.addIssue({ code: "custom", path: ["history_end"], message: "must be after history_start" });
+    }
+  });
+
+export const HistoryDraft = z.object({
+  stream_id: z.string(),
+  history: z.boolean(),
+  history_start: UnixSeconds.nullable(),
+  history_end: UnixSeconds.nullable(),
+  revision: z.number().int().describe("The stream revision after the save"),
+});
+
+/** A stream's mapping draft: its definition (null before the first save), revision and validated_revision. */
+export const MappingDocument = z.object({
+  stream_id: z.string(),
+  draft: MappingDefinition.nullable(),
+  revision: z.number().int().describe("Draft revision: 0 before the first save; expected_revision of save, preview and validate"),
+  validated_revision: z.number().int().nullable().describe("The revision validation accepted; cleared by a save"),
+  mapping_revision: z.number().int().nullable().describe("The active mapping's revision; null until activation"),
+  updated_at: UnixSeconds.nullable(),
+});
+
+export const SaveMappingInput = z
+  .object({
+    expected_revision: z.number().int().min(0).describe("The draft revision read (0 for a new draft): a stale one answers 409"),
+    definition: MappingDefinition,
+  })
+  .strict();
+
 export type Connection = z.output<typeof Connection>;
+export type MappingDocument = z.output<typeof MappingDocument>;
 export type Stream = z.output<typeof Stream>;
 export type ExternalProjects = z.output<typeof ExternalProjects>;
 

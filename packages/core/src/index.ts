@@ -24,6 +24,7 @@ export * from "./data-sources/providers/trace-provider.ts";
 export * from "./data-sources/providers/trace-provider-error.ts";
 export { selectStream } from "./data-sources/select-stream.ts";
 export { setupContext } from "./data-sources/setup-context.ts";
+export * from "./data-sources/stream-drafts.ts";
 export * from "./deps.ts";
 export type { StepOutcome } from "./durable/step-outcome.ts";
 export * from "./experiments/retrieval-experiments.ts";

@@ -24,6 +24,8 @@ CREATE INDEX data_source_connections_of_project ON data_source_connections (org_
 
 -- data_source_streams: the external project a connection selected and its traffic filters (one
 -- stream per connection). `revision` is the stream's own (sampling, history draft, activation).
+-- The history draft: whether activation imports past traffic, and its range (Unix seconds,
+-- start-inclusive, end-exclusive).
 CREATE TABLE data_source_streams (
   stream_id             text   PRIMARY KEY,
   org_id                text   NOT NULL,
@@ -34,7 +36,23 @@ CREATE TABLE data_source_streams (
   workspace_id          text,
   filters               jsonb  NOT NULL,
   revision              bigint NOT NULL,
+  history               boolean NOT NULL DEFAULT true,
+  history_start         bigint,
+  history_end           bigint,
   created_at            bigint NOT NULL,
   updated_at            bigint NOT NULL,
+  FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, project_id) ON DELETE CASCADE
+);
+
+-- data_source_mappings: a stream's mapping draft. `revision` counts saves (0: none yet);
+-- `validated_revision` is the revision validation accepted, cleared by the next save.
+CREATE TABLE data_source_mappings (
+  stream_id          text   PRIMARY KEY REFERENCES data_source_streams (stream_id) ON DELETE CASCADE,
+  org_id             text   NOT NULL,
+  project_id         text   NOT NULL,
+  definition         jsonb  NOT NULL,
+  revision           bigint NOT NULL,
+  validated_revision bigint,
+  updated_at         bigint NOT NULL,
   FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, project_id) ON DELETE CASCADE
 );

@@ -7,12 +7,17 @@ import {
   DeleteConnectionInput,
   DeletedConnection,
   ExternalProjects,
+  HistoryDraft,
+  HistoryDraftInput,
+  MappingDocument,
   NoDataSourceInput,
   RotationInput,
+  SaveMappingInput,
   SetupContext,
   SetupContextQuery,
   Stream,
   StreamInput,
+  StreamPath,
 } from "../data-sources.ts";
 import { defineResource, type EndpointSpec } from "../endpoint.ts";
 
@@ -94,6 +99,31 @@ const ACTIONS = {
       "Delete the connection: its credential, configuration and stream go; imported interactions stay and provider traces are untouched (409 on a stale revision)",
     input: DeleteConnectionInput.extend(ConnectionPath.shape),
     output: DeletedConnection,
+    errors: ["conflict"],
+  },
+  saveHistoryDraft: {
+    method: "PUT",
+    suffix: "/streams/:stream_id/history-draft",
+    summary:
+      "Save whether activation imports past traffic and its range (Unix seconds, start-inclusive, end-exclusive, not in the future); advances the stream revision (409 on a stale one)",
+    input: HistoryDraftInput.extend(StreamPath.shape),
+    output: HistoryDraft,
+    errors: ["conflict"],
+  },
+  getMapping: {
+    method: "GET",
+    suffix: "/streams/:stream_id/mapping",
+    summary: "The stream's mapping draft (null and revision 0 before the first save), its revision and validated_revision",
+    input: StreamPath,
+    output: MappingDocument,
+  },
+  saveMapping: {
+    method: "PUT",
+    suffix: "/streams/:stream_id/mapping",
+    summary:
+      "Save a complete mapping definition as the draft: the revision advances and validation is cleared; an active mapping is not replaced (409 when expected_revision is stale)",
+    input: SaveMappingInput.extend(StreamPath.shape),
+    output: MappingDocument,
     errors: ["conflict"],
   },
 } as const satisfies Record<string, Action>;

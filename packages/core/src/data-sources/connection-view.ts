@@ -31,6 +31,9 @@ export function toStream(record: StreamRecord, provider: DataSourceProvider): St
     filter_execution: filterExecutionOf(provider, record.filters),
     revision: record.revision,
     status: "draft",
+    history: record.history,
+    history_start: record.history_start,
+    history_end: record.history_end,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };

@@ -4,8 +4,11 @@ import createConnection from "./create-connection.ts";
 import deleteConnection from "./delete-connection.ts";
 import discoverProjects from "./discover-projects.ts";
 import getConnection from "./get-connection.ts";
+import getMapping from "./get-mapping.ts";
 import list from "./list.ts";
 import rotateCredential from "./rotate-credential.ts";
+import saveHistoryDraft from "./save-history-draft.ts";
+import saveMapping from "./save-mapping.ts";
 import selectStream from "./select-stream.ts";
 import { keyBoundSetupContext, projectSetupContext } from "./setup-context.ts";
 
@@ -19,6 +22,9 @@ export const dataSourcesRoutes = {
   rotateCredential: implement(endpoints.dataSources.rotateCredential, rotateCredential),
   selectStream: implement(endpoints.dataSources.selectStream, selectStream),
   deleteConnection: implement(endpoints.dataSources.deleteConnection, deleteConnection),
+  saveHistoryDraft: implement(endpoints.dataSources.saveHistoryDraft, saveHistoryDraft),
+  getMapping: implement(endpoints.dataSources.getMapping, getMapping),
+  saveMapping: implement(endpoints.dataSources.saveMapping, saveMapping),
 };
 
 /** `/api/projects/{project_id}/data-sources/...`: the same handlers; the URL's project is the scope authorizeRequest resolved. */
@@ -31,4 +37,7 @@ export const projectDataSourcesRoutes = {
   rotateCredential: implement(endpoints.projectDataSources.rotateCredential, rotateCredential),
   selectStream: implement(endpoints.projectDataSources.selectStream, selectStream),
   deleteConnection: implement(endpoints.projectDataSources.deleteConnection, deleteConnection),
+  saveHistoryDraft: implement(endpoints.projectDataSources.saveHistoryDraft, saveHistoryDraft),
+  getMapping: implement(endpoints.projectDataSources.getMapping, getMapping),
+  saveMapping: implement(endpoints.projectDataSources.saveMapping, saveMapping),
 };
