@@ -30,4 +30,5 @@ export interface Activities {
   aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
   generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
   purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;
+  sampleStep(input: { orgId: string; projectId: string; sampleId: string }): Promise<StepOutcome>;
 }

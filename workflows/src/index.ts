@@ -2,6 +2,8 @@
 
 export type { AggregationOperationInput } from "./aggregation-operation.ts";
 export { aggregationOperationWorkflow } from "./aggregation-operation.ts";
+export type { DataSourceSampleInput } from "./data-source-sample.ts";
+export { dataSourceSampleWorkflow } from "./data-source-sample.ts";
 export type { GenerationRunInput } from "./generation-run.ts";
 export { generationRunWorkflow } from "./generation-run.ts";
 export type { LearnUserInput } from "./learn-user.ts";

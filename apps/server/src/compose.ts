@@ -2,6 +2,7 @@ import { attachReconciler, createCoreDeps, type Reconciler, type Settings } from
 import type { Scope } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
+import { startDataSourceSampleWorkflow } from "@als/workflows/start-data-source-sample";
 import { startGenerationRunWorkflow } from "@als/workflows/start-generation-run";
 import { startPurgeOperationWorkflow } from "@als/workflows/start-purge-operation";
 import { Client, Connection } from "@temporalio/client";
@@ -40,6 +41,9 @@ export async function composeService(settings: Settings, log: Logger) {
     );
     deps.scheduleGenerationRun = reporting("start the generation run workflow", (scope, runId) => startGenerationRunWorkflow(client, taskQueue, scope, runId));
     deps.schedulePurge = reporting("start the purge operation workflow", (scope, purgeId) => startPurgeOperationWorkflow(client, taskQueue, scope, purgeId));
+    deps.scheduleSample = reporting("start the data-source sample workflow", (scope, sampleId) =>
+      startDataSourceSampleWorkflow(client, taskQueue, scope, sampleId),
+    );
   }
   return {
     deps,

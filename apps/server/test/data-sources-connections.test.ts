@@ -2,38 +2,24 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CONNECTION_LIMIT } from "@als/contract";
 import { DRAFT_CONNECTION_SECONDS } from "@als/core";
 import { type DataSourcePrefix, dataSourcePrefixes } from "../../../test/support/data-source-prefixes.ts";
-import { startTestService } from "../../../test/support/service.ts";
 import { findTextEverywhere } from "../../../test/support/subject-scan.ts";
-import { bearer, createTenant, type Tenant } from "../../../test/support/tenants.ts";
-import { BRAINTRUST_KEY, BRAINTRUST_SALES_ONLY_KEY, startBraintrustServer } from "../../../test/support/trace-providers/braintrust-server.ts";
-import { LANGFUSE_KEYS, startLangfuseServer } from "../../../test/support/trace-providers/langfuse-server.ts";
-import { LANGSMITH_KEY, LANGSMITH_WORKSPACE, startLangsmithServer } from "../../../test/support/trace-providers/langsmith-server.ts";
-import type { ProviderServer } from "../../../test/support/trace-providers/provider-server.ts";
+import { bearer, type Tenant } from "../../../test/support/tenants.ts";
+import { BRAINTRUST_KEY, BRAINTRUST_SALES_ONLY_KEY } from "../../../test/support/trace-providers/braintrust-server.ts";
+import { type DataSourceService, startDataSourceService } from "../../../test/support/trace-providers/data-source-service.ts";
+import { LANGFUSE_KEYS } from "../../../test/support/trace-providers/langfuse-server.ts";
+import { LANGSMITH_KEY, LANGSMITH_WORKSPACE } from "../../../test/support/trace-providers/langsmith-server.ts";
 
-let svc: Awaited<ReturnType<typeof startTestService>>;
-let servers: { a: ProviderServer; b: ProviderServer; c: ProviderServer };
+let env: DataSourceService;
+let svc: DataSourceService["svc"];
+let servers: DataSourceService["servers"];
 let owner: Tenant;
 let stranger: Tenant;
 
 beforeAll(async () => {
-  servers = { a: await startBraintrustServer(), b: await startLangfuseServer(), c: await startLangsmithServer() };
-  svc = await startTestService({
-    authMode: "required",
-    dataSources: {
-      providerBaseUrls: {
-        "trace_provider_a:us": servers.a.url,
-        "trace_provider_b:eu": servers.b.url,
-        "trace_provider_c:us": servers.c.url,
-      },
-    },
-  });
-  owner = await createTenant(svc.deps, "source-owner");
-  stranger = await createTenant(svc.deps, "source-stranger");
+  env = await startDataSourceService("source", "eu");
+  ({ svc, servers, owner, stranger } = env);
 }, 120_000);
-afterAll(async () => {
-  await svc.close();
-  await Promise.all(Object.values(servers).map((server) => server.close()));
-});
+afterAll(() => env.close());
 
 /** The two prefixes: the key-bound one with a full key, the project one with a dashboard session. */
 const PREFIXES = dataSourcePrefixes(() => owner);

@@ -1,4 +1,13 @@
-import { type CoreDeps, reembedStaleRowsStep, runAggregationStep, runGenerationStep, runLearningStep, runPurgeStep, type StepOutcome } from "@als/core";
+import {
+  type CoreDeps,
+  reembedStaleRowsStep,
+  runAggregationStep,
+  runGenerationStep,
+  runLearningStep,
+  runPurgeStep,
+  runSampleStep,
+  type StepOutcome,
+} from "@als/core";
 import type { Activities } from "@als/workflows/activities";
 import { learnUserWorkflowId } from "@als/workflows/workflow-ids";
 import { ApplicationFailure, Context } from "@temporalio/activity";
@@ -41,6 +50,10 @@ export function createActivities(deps: CoreDeps, options: { searchAttributes: bo
     // An erasure commits step by step; a cancelled attempt stops at its next step and leaves the rest to the next.
     purgeStep: ({ orgId, projectId, purgeId }) =>
       withHeartbeat(() => logged("purge step", purgeId, runPurgeStep(deps, { orgId, projectId }, purgeId, purgeId, Context.current().cancellationSignal))),
+
+    // A sample's provider reads are bounded; its lease token is its workflow id, so a retry takes it over.
+    sampleStep: ({ orgId, projectId, sampleId }) =>
+      withHeartbeat(() => logged("sample step", sampleId, runSampleStep(deps, { orgId, projectId }, sampleId, sampleId))),
   };
 }
 

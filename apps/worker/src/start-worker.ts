@@ -9,6 +9,7 @@ import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
 import { scheduleUnfinishedGenerationRuns } from "./schedule-unfinished-generation-runs.ts";
 import { scheduleUnfinishedPurges } from "./schedule-unfinished-purges.ts";
+import { scheduleUnfinishedSamples } from "./schedule-unfinished-samples.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
 const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
@@ -66,6 +67,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     log.info("aggregation operations scheduled", { operations: await scheduleUnfinishedAggregations(client, deps, temporal.taskQueue) });
     log.info("generation runs scheduled", { runs: await scheduleUnfinishedGenerationRuns(client, deps, temporal.taskQueue) });
     log.info("erasures scheduled", { purges: await scheduleUnfinishedPurges(client, deps, temporal.taskQueue) });
+    log.info("data-source samples scheduled", { samples: await scheduleUnfinishedSamples(client, deps, temporal.taskQueue) });
   } catch (error) {
     worker.shutdown();
     await finished;

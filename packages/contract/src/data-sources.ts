@@ -169,6 +169,58 @@ export const Stream = z.object({
   updated_at: UnixSeconds,
 });
 
+/** SampleWindow: timezone-aware ISO 8601 start and end. */
+const ZonedDateTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i, "must be an ISO 8601 date-time with a time zone (Z or +hh:mm)")
+  .refine((text) => !Number.isNaN(Date.parse(text)), "is not a valid date-time");
+
+export const SampleInput = z
+  .object({
+    revision: Revision.describe("The stream revision last read: a stale one answers 409, re-read and retry"),
+    sample_window: z
+      .object({ start: ZonedDateTime, end: ZonedDateTime })
+      .strict()
+      .refine((window) => Date.parse(window.end) > Date.parse(window.start), { message: "end must be after start", path: ["end"] })
+      .optional()
+      .describe("Unset: the last seven days"),
+  })
+  .strict();
+
+export const SAMPLE_STATUSES = ["in_progress", "complete", "failed", "expired"] as const;
+
+const SampleFields = {
+  sample_id: z.string(),
+  stream_id: z.string(),
+  stream_revision: z.number().int(),
+  status: z.enum(SAMPLE_STATUSES),
+  sample_window: z.object({ start: z.string(), end: z.string() }),
+  record_count: z.number().int(),
+  truncated: z.boolean().describe("More traffic matched than was retained, or an example was cut to 64 KB"),
+  coverage: z.record(z.string(), z.unknown()).nullable(),
+  buckets: z.array(z.object({ start: z.string(), end: z.string(), records: z.number().int() })),
+  code: z.string().nullable().describe("Why a failed sample failed"),
+  retry_at: UnixSeconds.nullable().describe("When the provider said to try again"),
+  created_at: UnixSeconds,
+  expires_at: UnixSeconds,
+  completed_at: UnixSeconds.nullable(),
+};
+
+export const SampleSummary = z.object(SampleFields);
+export const Sample = z.object({
+  ...SampleFields,
+  records: z.array(
+    z.object({
+      trace_id: z.string(),
+      started_at: UnixSeconds,
+      trace: z.unknown().describe("The provider's root record; absent when over 64 KB"),
+      spans: z.array(z.unknown()).describe("Related spans of the trace; empty when they would take the example over 64 KB"),
+      truncated: z.boolean(),
+    }),
+  ),
+});
+export const SamplePath = z.object({ sample_id: z.string().min(1).max(64) }).strict();
+
 export const ProviderCapability = z.object({
   provider: z.enum(DATA_SOURCE_PROVIDERS),
   regions: z.array(z.string()),
@@ -180,6 +232,7 @@ export const ProviderCapability = z.object({
 export const DataSourceCollection = z.object({
   connections: z.array(Connection),
   streams: z.array(Stream),
+  samples: z.array(SampleSummary).describe("The project's samples, newest first, without their records"),
   capabilities: z.object({
     providers: z.array(ProviderCapability),
     connection_limit: z.number().int(),
@@ -245,6 +298,7 @@ export const SaveMappingInput = z
   })
   .strict();
 
+export type Sample = z.output<typeof Sample>;
 export type Connection = z.output<typeof Connection>;
 export type MappingDocument = z.output<typeof MappingDocument>;
 export type Stream = z.output<typeof Stream>;

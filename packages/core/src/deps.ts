@@ -30,6 +30,8 @@ export interface CoreDeps {
   scheduleAggregation?: (scope: Scope, operationId: string) => Promise<void> | void;
   /** Tells the orchestrator that a generation run (rerun, manual generation, review apply) waits to run. */
   scheduleGenerationRun?: (scope: Scope, runId: string) => Promise<void> | void;
+  /** Tells the orchestrator that a data-source sample waits to be read from its provider. */
+  scheduleSample?: (scope: Scope, sampleId: string) => Promise<void> | void;
   /** Tells the orchestrator that a purge operation (the erasure of a user) waits to run. */
   schedulePurge?: (scope: Scope, purgeId: string) => Promise<void> | void;
   /** Unset: connections reach the providers' public hosts, credentials sealed under the database's key. */

@@ -22,6 +22,8 @@ export * from "./data-sources/providers/provider-hosts.ts";
 export { PROVIDER_MAX_RETRY_WAIT_SECONDS, PROVIDER_READ_ATTEMPTS } from "./data-sources/providers/provider-request.ts";
 export * from "./data-sources/providers/trace-provider.ts";
 export * from "./data-sources/providers/trace-provider-error.ts";
+export { runSampleStep, SAMPLE_EXAMPLE_BYTES, SAMPLE_TIME_BUCKETS } from "./data-sources/sample-step.ts";
+export * from "./data-sources/samples.ts";
 export { selectStream } from "./data-sources/select-stream.ts";
 export { setupContext } from "./data-sources/setup-context.ts";
 export * from "./data-sources/stream-drafts.ts";

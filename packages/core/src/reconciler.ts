@@ -1,6 +1,7 @@
-import { aggregation, documentExpansion, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
+import { aggregation, dataSourceSamples, documentExpansion, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { BackgroundLoop } from "./background-loop.ts";
+import { runSampleStep } from "./data-sources/sample-step.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
 import { runPurgeStep } from "./governance/purge-step.ts";
@@ -112,6 +113,7 @@ export class Reconciler {
         await aggregation.expireOperationLeases(this.deps.db, this.deps.now());
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
+        await dataSourceSamples.expireSampleLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
         await this.reembedStaleRows();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
@@ -131,7 +133,7 @@ export class Reconciler {
       this.runGenerationLane();
       // Each lane learns from one user at a time and mostly waits on the LLM: as many lanes as the provider takes calls.
       const lanes = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
-      await Promise.all([...Array.from({ length: lanes }, () => this.drainDueUsers()), this.runDueOperations(), this.runDuePurges()]);
+      await Promise.all([...Array.from({ length: lanes }, () => this.drainDueUsers()), this.runDueOperations(), this.runDuePurges(), this.runDueSamples()]);
     } catch (error) {
       this.onError(error);
     }
@@ -168,6 +170,15 @@ export class Reconciler {
     for (const { purgeId, ...scope } of await purgeOperations.findRunnablePurges(this.deps.db, this.deps.now())) {
       const outcome = await runPurgeStep(this.deps, scope, purgeId, undefined, this.stopping.signal);
       if (outcome.unexpected) this.onError(new Error(`purge operation ${purgeId}: ${outcome.unexpected}`));
+      if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
+    }
+  }
+
+  /** One attempt at each data-source sample waiting to be read; one due again at once asks for another pass. */
+  private async runDueSamples(): Promise<void> {
+    for (const { sampleId, ...scope } of await dataSourceSamples.findRunnableSamples(this.deps.db, this.deps.now())) {
+      const outcome = await runSampleStep(this.deps, scope, sampleId);
+      if (outcome.unexpected) this.onError(new Error(`data-source sample ${sampleId}: ${outcome.unexpected}`));
       if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
     }
   }
@@ -223,5 +234,6 @@ export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => vo
   deps.scheduleAggregation = () => reconciler.poke();
   deps.scheduleGenerationRun = () => reconciler.poke();
   deps.schedulePurge = () => reconciler.poke();
+  deps.scheduleSample = () => reconciler.poke();
   return reconciler;
 }

@@ -56,3 +56,34 @@ CREATE TABLE data_source_mappings (
   updated_at         bigint NOT NULL,
   FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, project_id) ON DELETE CASCADE
 );
+
+-- data_source_samples: temporary mapping evidence, read from the provider by a durable step. Up to
+-- 50 records are retained; a sample expires 24 hours after creation (its records are then withheld).
+-- `stream_revision`: the stream revision it was taken at. `lease_*`: the step holding it;
+-- `next_attempt_at`: when a step retries after an unexpected failure; `code`/`retry_at`: why it failed.
+CREATE TABLE data_source_samples (
+  sample_id        text    PRIMARY KEY,
+  org_id           text    NOT NULL,
+  project_id       text    NOT NULL,
+  stream_id        text    NOT NULL REFERENCES data_source_streams (stream_id) ON DELETE CASCADE,
+  stream_revision  bigint  NOT NULL,
+  status           text    NOT NULL CHECK (status IN ('in_progress', 'complete', 'failed')),
+  window_start     bigint  NOT NULL,
+  window_end       bigint  NOT NULL,
+  records          jsonb   NOT NULL DEFAULT '[]',
+  truncated        boolean NOT NULL DEFAULT false,
+  coverage         jsonb,
+  buckets          jsonb   NOT NULL DEFAULT '[]',
+  code             text,
+  retry_at         bigint,
+  attempts         integer NOT NULL DEFAULT 0,
+  lease_token      text,
+  lease_expires_at bigint,
+  next_attempt_at  bigint  NOT NULL,
+  created_at       bigint  NOT NULL,
+  expires_at       bigint  NOT NULL,
+  completed_at     bigint,
+  FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, project_id) ON DELETE CASCADE
+);
+CREATE INDEX data_source_samples_runnable ON data_source_samples (next_attempt_at) WHERE status = 'in_progress';
+CREATE INDEX data_source_samples_of_stream ON data_source_samples (org_id, project_id, stream_id, created_at DESC);

@@ -12,6 +12,9 @@ import {
   MappingDocument,
   NoDataSourceInput,
   RotationInput,
+  Sample,
+  SampleInput,
+  SamplePath,
   SaveMappingInput,
   SetupContext,
   SetupContextQuery,
@@ -109,6 +112,23 @@ const ACTIONS = {
     input: HistoryDraftInput.extend(StreamPath.shape),
     output: HistoryDraft,
     errors: ["conflict"],
+  },
+  requestSample: {
+    method: "POST",
+    suffix: "/streams/:stream_id/samples",
+    summary:
+      "Sample the stream's traffic (202): a durable step reads up to 50 records in the window (default the last seven days; trace_provider_a over 7 time buckets, the others over bounded pages), each example at most 64 KB; expires after 24 hours (409 on a stale stream revision)",
+    input: SampleInput.extend(StreamPath.shape),
+    output: Sample,
+    successStatus: 202,
+    errors: ["conflict"],
+  },
+  getSample: {
+    method: "GET",
+    suffix: "/samples/:sample_id",
+    summary: "A sample with its retained records: in_progress, complete, failed (code, retry_at) or expired (records withheld)",
+    input: SamplePath,
+    output: Sample,
   },
   getMapping: {
     method: "GET",

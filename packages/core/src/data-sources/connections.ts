@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError, CONNECTION_LIMIT, type Connection, credentialRules, type DataSourceProvider, type ExternalProjects, type FieldIssue } from "@als/contract";
-import { type ConnectionRecord, dataSources, type Scope } from "@als/db";
+import { type ConnectionRecord, dataSourceSamples, dataSources, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { toConnection } from "./connection-view.ts";
 import { sealCredentials } from "./credential-seal.ts";
@@ -71,7 +71,8 @@ export async function discoverConnectionProjects(deps: CoreDeps, scope: Scope, c
 
 /**
  * Replaces the credential (rule 2): the new one must reach the selected external project, if one
- * is selected, else simply authenticate. Advances the connection revision.
+ * is selected, else simply authenticate. Advances the connection revision and invalidates the
+ * stream's retained samples.
  */
 export async function rotateCredential(
   deps: CoreDeps,
@@ -98,10 +99,15 @@ export async function rotateCredential(
     ]);
   }
   const sealed = await sealCredentials(deps, input.connection_id, credentials);
-  const updated = await dataSources.advanceConnection(deps.db, scope, input.connection_id, input.revision, {
-    sealed_credentials: sealed,
-    workspace_id: selected?.workspace_id ?? input.workspace_id ?? null,
-    updated_at: deps.now(),
+  const updated = await deps.db.transaction(async (tx) => {
+    const advanced = await dataSources.advanceConnection(tx, scope, input.connection_id, input.revision, {
+      sealed_credentials: sealed,
+      workspace_id: selected?.workspace_id ?? input.workspace_id ?? null,
+      updated_at: deps.now(),
+    });
+    // Evidence read with the old credential is not evidence for the new one (rule 2).
+    if (advanced && stream) await dataSourceSamples.invalidateStreamSamples(tx, scope, stream.stream_id, deps.now());
+    return advanced;
   });
   if (!updated) throw await currentRevisionConflict(deps, scope, input.connection_id, input.revision);
   return toConnection(updated, stream);

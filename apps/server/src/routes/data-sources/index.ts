@@ -5,7 +5,9 @@ import deleteConnection from "./delete-connection.ts";
 import discoverProjects from "./discover-projects.ts";
 import getConnection from "./get-connection.ts";
 import getMapping from "./get-mapping.ts";
+import getSample from "./get-sample.ts";
 import list from "./list.ts";
+import requestSample from "./request-sample.ts";
 import rotateCredential from "./rotate-credential.ts";
 import saveHistoryDraft from "./save-history-draft.ts";
 import saveMapping from "./save-mapping.ts";
@@ -23,6 +25,8 @@ export const dataSourcesRoutes = {
   selectStream: implement(endpoints.dataSources.selectStream, selectStream),
   deleteConnection: implement(endpoints.dataSources.deleteConnection, deleteConnection),
   saveHistoryDraft: implement(endpoints.dataSources.saveHistoryDraft, saveHistoryDraft),
+  requestSample: implement(endpoints.dataSources.requestSample, requestSample),
+  getSample: implement(endpoints.dataSources.getSample, getSample),
   getMapping: implement(endpoints.dataSources.getMapping, getMapping),
   saveMapping: implement(endpoints.dataSources.saveMapping, saveMapping),
 };
@@ -38,6 +42,8 @@ export const projectDataSourcesRoutes = {
   selectStream: implement(endpoints.projectDataSources.selectStream, selectStream),
   deleteConnection: implement(endpoints.projectDataSources.deleteConnection, deleteConnection),
   saveHistoryDraft: implement(endpoints.projectDataSources.saveHistoryDraft, saveHistoryDraft),
+  requestSample: implement(endpoints.projectDataSources.requestSample, requestSample),
+  getSample: implement(endpoints.projectDataSources.getSample, getSample),
   getMapping: implement(endpoints.projectDataSources.getMapping, getMapping),
   saveMapping: implement(endpoints.projectDataSources.saveMapping, saveMapping),
 };
