@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { MappingDefinition } from "@als/contract";
-import { applyTextTransform, MAX_SELECTED_TEXT_CHARS, MAX_TEXT_BLOCKS, mapRecord, matchingRules, resolvePointer } from "@als/core";
+import { applyTextTransform, MAX_SELECTED_TEXT_CHARS, MAX_TEXT_BLOCKS, mapRecord, matchingRules, resolvePointer, upgradeTextPaths } from "@als/core";
 
 // The mapping engine is pure: definitions are parsed by the contract's schema, records are any JSON.
 
@@ -237,6 +237,40 @@ describe("mapping records", () => {
     );
     expect(matchingRules(overlapping, { q: "x", u: "y" }).map((each) => each.name)).toEqual(["first", "second"]);
     expect(mapRecord(overlapping, { q: "x", u: "y" })).toEqual({ status: "held", rules: ["first", "second"], reasons: ["overlapping_rules"] });
+  });
+});
+
+describe("upgrade-text (rule 10)", () => {
+  const upgrade = (fields: object): object | null => {
+    const upgraded = upgradeTextPaths(definition(rule(fields)));
+    return upgraded === null ? null : upgraded.rules[0]!.fields;
+  };
+  test.each([
+    ["a text pointer into a block", { output: { path: "/output/0/text" } }, { output: { path: "/output", transform: "first_text_block" } }],
+    ["an indexed content block", { input: { path: "/messages/2/content/1" } }, { input: { path: "/messages/2/content", transform: "first_text_block" } }],
+    [
+      "a text pointer deeper in",
+      { output: { path: "/choices/0/message/content/3/text" } },
+      { output: { path: "/choices/0/message/content", transform: "first_text_block" } },
+    ],
+  ])("rewrites %s to the containing array", (_name, fields, expected) => {
+    expect(upgrade(fields)).toEqual(expected);
+  });
+
+  test.each([
+    ["a message of a list (not a content array)", { input: { path: "/input/0/content" } }],
+    ["a field with a transform already", { output: { path: "/output/0/text", transform: "text_blocks" } }],
+    ["a pointer without an index", { output: { path: "/output" } }],
+    ["a top-level index", { input: { path: "/0" } }],
+  ])("keeps %s: an unchanged mapping is a no-op", (_name, fields) => {
+    expect(upgrade(fields)).toBeNull();
+  });
+
+  test("other fields are kept as they are", () => {
+    expect(upgrade({ user: { path: "/users/0/text" }, output: { path: "/content/0/text" } })).toEqual({
+      user: { path: "/users/0/text" },
+      output: { path: "/content", transform: "first_text_block" },
+    });
   });
 });
 

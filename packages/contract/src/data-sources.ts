@@ -299,6 +299,66 @@ export const SaveMappingInput = z
   .strict();
 
 export type Sample = z.output<typeof Sample>;
+const SampleId = z.string().min(1).max(64);
+const Digest = z.string().regex(/^[0-9a-f]{64}$/, "must be the sample_digest a preview returned (64 hex digits)");
+
+export const PreviewInput = z
+  .object({
+    sample_id: SampleId,
+    expected_revision: z.number().int().min(0).describe("The draft revision read: a stale one answers 409"),
+    definition: MappingDefinition.optional().describe("An unsaved proposal to preview; unset: the saved draft"),
+  })
+  .strict();
+
+const RecordStatus = z.enum(["ready", "held", "excluded"]);
+
+export const PreviewResult = z.object({
+  records: z.array(
+    z.object({
+      trace_id: z.string(),
+      status: RecordStatus,
+      rules: z.array(z.string()).describe("The rules that matched"),
+      reasons: z.array(z.string()).describe("Why a held record waits"),
+      interaction: z
+        .object({
+          user_id: z.string(),
+          session_id: z.string().nullable(),
+          input: z.string().nullable(),
+          output: z.string().nullable(),
+          agent_version: z.string().nullable(),
+          source: z.string().nullable(),
+          created_at: UnixSeconds.nullable(),
+        })
+        .nullable(),
+    }),
+  ),
+  ready: z.number().int(),
+  held: z.number().int(),
+  excluded: z.number().int(),
+  sourceRecords: z.number().int().describe("Records of the sample previewed"),
+  messages: z.number().int().describe("Message units the ready records would publish (an input and an output each count)"),
+  sample_digest: z.string().describe("Names this sample's evidence: validate takes it back"),
+  mapping_revision: z.number().int().nullable().describe("The draft revision previewed; null for an unsaved proposal"),
+  mapping_digest: z.string(),
+  policy_digest: z.string().describe("Digest of the engine's limits and transforms"),
+  blockers: z.array(z.string()).describe("What validation would refuse"),
+  rule_coverage: z.record(z.string(), z.object({ matched: z.number().int(), ready: z.number().int(), held: z.number().int() })),
+  field_guidance: z.record(z.string(), z.string()),
+  advisory: z.literal(true).describe("Counts apply to the sample only: nothing is published"),
+});
+
+/** Validation of the saved draft: a definition is refused (even an identical one). */
+export const ValidateInput = z
+  .object({
+    sample_id: SampleId,
+    expected_revision: z.number().int().min(1).describe("The saved draft revision: a stale one answers 409"),
+    sample_digest: Digest,
+  })
+  .strict();
+
+export const UpgradeTextInput = z.object({ expected_revision: z.number().int().min(1) }).strict();
+
+export type PreviewResult = z.output<typeof PreviewResult>;
 export type Connection = z.output<typeof Connection>;
 export type MappingDocument = z.output<typeof MappingDocument>;
 export type Stream = z.output<typeof Stream>;

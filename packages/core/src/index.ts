@@ -17,6 +17,8 @@ export { listDataSources } from "./data-sources/list-data-sources.ts";
 export * from "./data-sources/mapping/apply-mapping.ts";
 export { resolvePointer } from "./data-sources/mapping/json-pointer.ts";
 export * from "./data-sources/mapping/text-transforms.ts";
+export { upgradeTextPaths } from "./data-sources/mapping/upgrade-text-paths.ts";
+export * from "./data-sources/mapping-review.ts";
 export * from "./data-sources/providers/create-trace-provider.ts";
 export * from "./data-sources/providers/provider-hosts.ts";
 export { PROVIDER_MAX_RETRY_WAIT_SECONDS, PROVIDER_READ_ATTEMPTS } from "./data-sources/providers/provider-request.ts";

@@ -11,6 +11,8 @@ import {
   HistoryDraftInput,
   MappingDocument,
   NoDataSourceInput,
+  PreviewInput,
+  PreviewResult,
   RotationInput,
   Sample,
   SampleInput,
@@ -21,6 +23,8 @@ import {
   Stream,
   StreamInput,
   StreamPath,
+  UpgradeTextInput,
+  ValidateInput,
 } from "../data-sources.ts";
 import { defineResource, type EndpointSpec } from "../endpoint.ts";
 
@@ -143,6 +147,33 @@ const ACTIONS = {
     summary:
       "Save a complete mapping definition as the draft: the revision advances and validation is cleared; an active mapping is not replaced (409 when expected_revision is stale)",
     input: SaveMappingInput.extend(StreamPath.shape),
+    output: MappingDocument,
+    errors: ["conflict"],
+  },
+  upgradeMappingText: {
+    method: "POST",
+    suffix: "/streams/:stream_id/mapping/upgrade-text",
+    summary:
+      "Rewrite the saved draft's indexed input/output pointers to their content arrays with first_text_block (a new draft revision); an unchanged draft is a no-op (409 on a stale expected_revision)",
+    input: UpgradeTextInput.extend(StreamPath.shape),
+    output: MappingDocument,
+    errors: ["conflict"],
+  },
+  preview: {
+    method: "POST",
+    suffix: "/streams/:stream_id/preview",
+    summary:
+      "What the saved draft, or a proposed definition, makes of a complete sample: each record ready, held or excluded, counts, digests, blockers and rule coverage; publishes nothing (409 on a stale expected_revision)",
+    input: PreviewInput.extend(StreamPath.shape),
+    output: PreviewResult,
+    errors: ["conflict"],
+  },
+  validateMapping: {
+    method: "POST",
+    suffix: "/streams/:stream_id/mapping/validate",
+    summary:
+      "Validate the saved draft (a definition in the request is refused) against the sample its digest names: a ready record needed, no record matching two rules; sets validated_revision (409 on a stale revision or digest)",
+    input: ValidateInput.extend(StreamPath.shape),
     output: MappingDocument,
     errors: ["conflict"],
   },

@@ -11,6 +11,7 @@ import {
   MAX_FILTERS,
   MAX_IN_VALUES,
   MAX_TAG_VALUE_CHARS,
+  type MappingField,
   PROVIDER_REGIONS,
   type SetupContext,
 } from "@als/contract";
@@ -22,6 +23,19 @@ import { BRAINTRUST_SPAN_LIMIT } from "./providers/braintrust-provider.ts";
 import { MAX_OBSERVATION_PAGES, OBSERVATION_PAGE } from "./providers/langfuse-provider.ts";
 import { MAX_SPAN_PAGES, SPAN_PAGE } from "./providers/langsmith-provider.ts";
 import { PROVIDER_MAX_RETRY_WAIT_SECONDS, PROVIDER_READ_ATTEMPTS } from "./providers/provider-request.ts";
+
+/** What each mapping field should point at (setup-context and preview). */
+export const FIELD_GUIDANCE: Record<MappingField, string> = {
+  user: "pointer to the end user's id",
+  session: "pointer to the conversation or thread id",
+  input: "pointer to the user's message; prefer first_text_block on a content array",
+  output: "pointer to the agent's answer; prefer first_text_block on a content array",
+  version: "pointer to the agent version",
+  references: "pointer to the retrieved-learnings metadata entry",
+  source: "pointer to the source label",
+  timestamp: "pointer to the turn's time",
+  completion: "pointer that says the turn is complete",
+};
 
 export const SETUP_VERSION = 1;
 
@@ -73,17 +87,7 @@ const RULES = {
     bounded_pages: ["trace_provider_b", "trace_provider_c"],
     example_max_bytes: 65_536,
   },
-  field_guidance: {
-    user: "pointer to the end user's id",
-    session: "pointer to the conversation or thread id",
-    input: "pointer to the user's message; prefer first_text_block on a content array",
-    output: "pointer to the agent's answer; prefer first_text_block on a content array",
-    version: "pointer to the agent version",
-    references: "pointer to the retrieved-learnings metadata entry",
-    source: "pointer to the source label",
-    timestamp: "pointer to the turn's time",
-    completion: "pointer that says the turn is complete",
-  },
+  field_guidance: FIELD_GUIDANCE,
   identity_checks: { user_required: true, session_required: false },
   mapping_aware_reads: { fields_read: "only those the active mapping names" },
   automatic_read_retries: { attempts: PROVIDER_READ_ATTEMPTS, honours: "429 Retry-After", max_wait_seconds: PROVIDER_MAX_RETRY_WAIT_SECONDS },

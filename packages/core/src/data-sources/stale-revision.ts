@@ -6,3 +6,10 @@ export function staleRevision(resource: "connection" | "stream", id: string, cur
     current_revision: current,
   });
 }
+
+/** The 409 of a stale mapping draft revision (expected_revision). */
+export function staleDraftRevision(streamId: string, current: number, sent: number): AppError {
+  return new AppError("conflict", `stale revision: the mapping draft of stream ${streamId} is at revision ${current}, not ${sent}; re-read it and retry`, {
+    current_revision: current,
+  });
+}

@@ -1,7 +1,7 @@
 import { AppError, type MappingDefinition, type MappingDocument } from "@als/contract";
 import { dataSources, type MappingDraftRecord, type Scope, type StreamRecord } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { staleRevision } from "./stale-revision.ts";
+import { staleDraftRevision, staleRevision } from "./stale-revision.ts";
 
 /** A stream of one of the project's live connections; 404 otherwise. */
 export async function liveStream(deps: CoreDeps, scope: Scope, streamId: string): Promise<StreamRecord> {
@@ -64,13 +64,7 @@ export async function saveMappingDraft(
   );
   if (!saved) {
     const current = (await dataSources.findMappingDraft(deps.db, scope, input.stream_id))?.revision ?? 0;
-    throw new AppError(
-      "conflict",
-      `stale revision: the mapping draft of stream ${input.stream_id} is at revision ${current}, not ${input.expected_revision}; re-read it and retry`,
-      {
-        current_revision: current,
-      },
-    );
+    throw staleDraftRevision(input.stream_id, current, input.expected_revision);
   }
   return toMappingDocument(input.stream_id, saved);
 }

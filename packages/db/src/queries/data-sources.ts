@@ -249,3 +249,12 @@ export async function saveMappingDraft(
   );
   return updated;
 }
+
+/** Marks the draft validated at `revision`; false when it moved meanwhile. */
+export async function markMappingValidated(sql: Sql, scope: Scope, streamId: string, revision: number): Promise<boolean> {
+  const marked = await sql.query(
+    "UPDATE data_source_mappings SET validated_revision = revision WHERE org_id = $1 AND project_id = $2 AND stream_id = $3 AND revision = $4 RETURNING stream_id",
+    [scope.orgId, scope.projectId, streamId, revision],
+  );
+  return marked.length > 0;
+}

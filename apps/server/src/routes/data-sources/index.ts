@@ -7,12 +7,15 @@ import getConnection from "./get-connection.ts";
 import getMapping from "./get-mapping.ts";
 import getSample from "./get-sample.ts";
 import list from "./list.ts";
+import preview from "./preview.ts";
 import requestSample from "./request-sample.ts";
 import rotateCredential from "./rotate-credential.ts";
 import saveHistoryDraft from "./save-history-draft.ts";
 import saveMapping from "./save-mapping.ts";
 import selectStream from "./select-stream.ts";
 import { keyBoundSetupContext, projectSetupContext } from "./setup-context.ts";
+import upgradeMappingText from "./upgrade-mapping-text.ts";
+import validateMapping from "./validate-mapping.ts";
 
 /** `/api/data-sources/...`: the API key's project. */
 export const dataSourcesRoutes = {
@@ -29,6 +32,9 @@ export const dataSourcesRoutes = {
   getSample: implement(endpoints.dataSources.getSample, getSample),
   getMapping: implement(endpoints.dataSources.getMapping, getMapping),
   saveMapping: implement(endpoints.dataSources.saveMapping, saveMapping),
+  upgradeMappingText: implement(endpoints.dataSources.upgradeMappingText, upgradeMappingText),
+  preview: implement(endpoints.dataSources.preview, preview),
+  validateMapping: implement(endpoints.dataSources.validateMapping, validateMapping),
 };
 
 /** `/api/projects/{project_id}/data-sources/...`: the same handlers; the URL's project is the scope authorizeRequest resolved. */
@@ -46,4 +52,7 @@ export const projectDataSourcesRoutes = {
   getSample: implement(endpoints.projectDataSources.getSample, getSample),
   getMapping: implement(endpoints.projectDataSources.getMapping, getMapping),
   saveMapping: implement(endpoints.projectDataSources.saveMapping, saveMapping),
+  upgradeMappingText: implement(endpoints.projectDataSources.upgradeMappingText, upgradeMappingText),
+  preview: implement(endpoints.projectDataSources.preview, preview),
+  validateMapping: implement(endpoints.projectDataSources.validateMapping, validateMapping),
 };
