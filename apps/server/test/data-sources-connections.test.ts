@@ -16,7 +16,7 @@ let owner: Tenant;
 let stranger: Tenant;
 
 beforeAll(async () => {
-  env = await startDataSourceService("source", "eu");
+  env = await startDataSourceService("source", { langfuseRegion: "eu" });
   ({ svc, servers, owner, stranger } = env);
 }, 120_000);
 afterAll(() => env.close());

@@ -237,6 +237,15 @@ describe("preview and validation rules", () => {
     expect((await call(prefix, "GET", `/streams/${stream.stream_id}/mapping`)).body).toMatchObject({ revision: 1, validated_revision: null });
   });
 
+  test("without a configured model: suggestions are unavailable and initialization answers 503, saving nothing", async () => {
+    const { stream, sample } = await sampledStream(prefix);
+    expect((await call(prefix, "GET", `/streams/${stream.stream_id}/suggestions/model`)).body).toMatchObject({ available: false, model: null });
+    const response = await call(prefix, "POST", `/streams/${stream.stream_id}/mapping/initialize`, { sample_id: sample.sample_id });
+    expect(response.status).toBe(503);
+    expect(response.body.error).toBe("llm_unavailable");
+    expect((await call(prefix, "GET", `/streams/${stream.stream_id}/mapping`)).body.revision).toBe(0);
+  });
+
   // Last: moving the clock a day ends the dashboard sessions of this file.
   test("an expired sample is no evidence (422 naming sample_id)", async () => {
     const { stream, sample } = await sampledStream(prefix);

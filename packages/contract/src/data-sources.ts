@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UnixSeconds } from "./common.ts";
-import { MappingDefinition } from "./mapping-definition.ts";
+import { MAPPING_FIELDS, MAPPING_TRANSFORMS, MappingDefinition } from "./mapping-definition.ts";
 
 export * from "./mapping-definition.ts";
 
@@ -357,6 +357,41 @@ export const ValidateInput = z
   .strict();
 
 export const UpgradeTextInput = z.object({ expected_revision: z.number().int().min(1) }).strict();
+
+export const InitializeInput = z
+  .object({
+    sample_id: SampleId,
+    expected_revision: z.number().int().min(0).default(0).describe("0 keeps a draft already saved; the current revision regenerates it"),
+  })
+  .strict();
+
+export const SuggestionsInput = z
+  .object({
+    sample_id: SampleId,
+    expected_revision: z.number().int().min(0),
+    sample_digest: Digest,
+    consent: z.literal(true, { error: "must be true: the sample's field names and types are sent to the configured model" }),
+  })
+  .strict();
+
+export const SuggestionModel = z.object({
+  available: z.boolean(),
+  model: z.string().nullable(),
+  data_sent: z.string(),
+  usage: z.record(z.string(), z.string()),
+});
+
+export const Suggestions = z.object({
+  candidates: z.array(z.object({ field: z.enum(MAPPING_FIELDS), path: z.string(), transform: z.enum(MAPPING_TRANSFORMS).nullable(), reason: z.string() })),
+  missing: z.array(z.enum(MAPPING_FIELDS)),
+  revision: z.number().int().describe("The draft revision the suggestions were made for"),
+  sample_id: z.string(),
+  sample_digest: z.string(),
+  model: z.string(),
+  prompt_version: z.string(),
+  measured_coverage: z.record(z.string(), z.number()).describe("Per `field:pointer`, the share of sampled records where the pointer holds a value"),
+  automatic_application: z.literal(false),
+});
 
 export type PreviewResult = z.output<typeof PreviewResult>;
 export type Connection = z.output<typeof Connection>;

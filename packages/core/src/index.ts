@@ -18,6 +18,7 @@ export * from "./data-sources/mapping/apply-mapping.ts";
 export { resolvePointer } from "./data-sources/mapping/json-pointer.ts";
 export * from "./data-sources/mapping/text-transforms.ts";
 export { upgradeTextPaths } from "./data-sources/mapping/upgrade-text-paths.ts";
+export * from "./data-sources/mapping-generation.ts";
 export * from "./data-sources/mapping-review.ts";
 export * from "./data-sources/providers/create-trace-provider.ts";
 export * from "./data-sources/providers/provider-hosts.ts";

@@ -1,3 +1,4 @@
+import type { Llm } from "@als/ai";
 import { startTestService } from "../service.ts";
 import { createTenant, type Tenant } from "../tenants.ts";
 import { startBraintrustServer } from "./braintrust-server.ts";
@@ -6,13 +7,15 @@ import { startLangsmithServer } from "./langsmith-server.ts";
 
 /**
  * The service in hosted mode with the three providers' protocol servers standing in for their
- * hosts (Braintrust in us, Langfuse in `langfuseRegion`, LangSmith in us), an owner whose project
- * holds the connections and a stranger of another organisation.
+ * hosts (Braintrust in us, Langfuse in `langfuseRegion`, LangSmith in us), the LLM if given, an
+ * owner whose project holds the connections and a stranger of another organisation.
  */
-export async function startDataSourceService(name: string, langfuseRegion = "us") {
+export async function startDataSourceService(name: string, options: { langfuseRegion?: string; llm?: Llm } = {}) {
+  const langfuseRegion = options.langfuseRegion ?? "us";
   const servers = { a: await startBraintrustServer(), b: await startLangfuseServer(), c: await startLangsmithServer() };
   const svc = await startTestService({
     authMode: "required",
+    ...(options.llm && { llm: options.llm }),
     dataSources: {
       providerBaseUrls: {
         "trace_provider_a:us": servers.a.url,

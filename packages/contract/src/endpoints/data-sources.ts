@@ -9,6 +9,7 @@ import {
   ExternalProjects,
   HistoryDraft,
   HistoryDraftInput,
+  InitializeInput,
   MappingDocument,
   NoDataSourceInput,
   PreviewInput,
@@ -23,6 +24,9 @@ import {
   Stream,
   StreamInput,
   StreamPath,
+  SuggestionModel,
+  Suggestions,
+  SuggestionsInput,
   UpgradeTextInput,
   ValidateInput,
 } from "../data-sources.ts";
@@ -176,6 +180,33 @@ const ACTIONS = {
     input: ValidateInput.extend(StreamPath.shape),
     output: MappingDocument,
     errors: ["conflict"],
+  },
+  initializeMapping: {
+    method: "POST",
+    suffix: "/streams/:stream_id/mapping/initialize",
+    summary:
+      "Generate a draft from up to three masked examples of a complete sample (each at most 64 KB) with the configured model; at expected_revision 0 a saved draft is kept, the current revision regenerates it; a model failure saves nothing (503)",
+    input: InitializeInput.extend(StreamPath.shape),
+    output: MappingDocument,
+    errors: ["conflict", "llm_unavailable"],
+    timeoutMs: 180_000,
+  },
+  suggestionModel: {
+    method: "GET",
+    suffix: "/streams/:stream_id/suggestions/model",
+    summary: "Whether mapping suggestions are available, the model, what is sent to it and how it is used",
+    input: StreamPath,
+    output: SuggestionModel,
+  },
+  suggest: {
+    method: "POST",
+    suffix: "/streams/:stream_id/suggestions",
+    summary:
+      "Candidate pointers per mapping field from the sample's field names and types only (dialogue values withheld), with their measured coverage; nothing is applied (consent must be true; 409 on a stale revision or digest)",
+    input: SuggestionsInput.extend(StreamPath.shape),
+    output: Suggestions,
+    errors: ["conflict", "llm_unavailable"],
+    timeoutMs: 180_000,
   },
 } as const satisfies Record<string, Action>;
 

@@ -18,7 +18,7 @@ const POLICY_DIGEST = sha256(
 );
 
 /** The sample's records as mapping evidence: complete, not expired, and of this stream. */
-async function evidence(deps: CoreDeps, scope: Scope, streamId: string, sampleId: string): Promise<SampleRecord> {
+export async function completeSampleOf(deps: CoreDeps, scope: Scope, streamId: string, sampleId: string): Promise<SampleRecord> {
   const sample = await dataSourceSamples.findSample(deps.db, scope, sampleId);
   if (!sample || sample.stream_id !== streamId) throw AppError.notFound(`sample '${sampleId}' of stream '${streamId}'`);
   if (deps.now() >= sample.expires_at)
@@ -31,7 +31,7 @@ async function evidence(deps: CoreDeps, scope: Scope, streamId: string, sampleId
   return sample;
 }
 
-const sampleDigestOf = (sample: SampleRecord) => sha256(canonicalize({ sample_id: sample.sample_id, records: sample.records })!);
+export const sampleDigestOf = (sample: SampleRecord) => sha256(canonicalize({ sample_id: sample.sample_id, records: sample.records })!);
 
 /** The saved draft at `expectedRevision`: 409 when the draft moved, 422 when there is none to use. */
 async function savedDraftAt(deps: CoreDeps, scope: Scope, streamId: string, expectedRevision: number) {
@@ -55,7 +55,7 @@ export async function previewMapping(
   if (!definition) {
     throw AppError.validation([{ loc: ["body", "definition"], msg: "the stream has no saved draft: send a definition to preview", type: "missing" }]);
   }
-  const sample = await evidence(deps, scope, input.stream_id, input.sample_id);
+  const sample = await completeSampleOf(deps, scope, input.stream_id, input.sample_id);
   return preview(definition, sample, input.definition ? null : document.revision);
 }
 
@@ -117,7 +117,7 @@ export async function validateMapping(
 ): Promise<MappingDocument> {
   await liveStream(deps, scope, input.stream_id);
   const document = await savedDraftAt(deps, scope, input.stream_id, input.expected_revision);
-  const sample = await evidence(deps, scope, input.stream_id, input.sample_id);
+  const sample = await completeSampleOf(deps, scope, input.stream_id, input.sample_id);
   if (sampleDigestOf(sample) !== input.sample_digest) {
     throw new AppError("conflict", "the sample's evidence is not the one the digest names: preview it again and send its sample_digest");
   }

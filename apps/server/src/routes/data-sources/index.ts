@@ -6,6 +6,7 @@ import discoverProjects from "./discover-projects.ts";
 import getConnection from "./get-connection.ts";
 import getMapping from "./get-mapping.ts";
 import getSample from "./get-sample.ts";
+import initializeMapping from "./initialize-mapping.ts";
 import list from "./list.ts";
 import preview from "./preview.ts";
 import requestSample from "./request-sample.ts";
@@ -14,6 +15,8 @@ import saveHistoryDraft from "./save-history-draft.ts";
 import saveMapping from "./save-mapping.ts";
 import selectStream from "./select-stream.ts";
 import { keyBoundSetupContext, projectSetupContext } from "./setup-context.ts";
+import suggest from "./suggest.ts";
+import suggestionModel from "./suggestion-model.ts";
 import upgradeMappingText from "./upgrade-mapping-text.ts";
 import validateMapping from "./validate-mapping.ts";
 
@@ -35,6 +38,9 @@ export const dataSourcesRoutes = {
   upgradeMappingText: implement(endpoints.dataSources.upgradeMappingText, upgradeMappingText),
   preview: implement(endpoints.dataSources.preview, preview),
   validateMapping: implement(endpoints.dataSources.validateMapping, validateMapping),
+  initializeMapping: implement(endpoints.dataSources.initializeMapping, initializeMapping),
+  suggestionModel: implement(endpoints.dataSources.suggestionModel, suggestionModel),
+  suggest: implement(endpoints.dataSources.suggest, suggest),
 };
 
 /** `/api/projects/{project_id}/data-sources/...`: the same handlers; the URL's project is the scope authorizeRequest resolved. */
@@ -55,4 +61,7 @@ export const projectDataSourcesRoutes = {
   upgradeMappingText: implement(endpoints.projectDataSources.upgradeMappingText, upgradeMappingText),
   preview: implement(endpoints.projectDataSources.preview, preview),
   validateMapping: implement(endpoints.projectDataSources.validateMapping, validateMapping),
+  initializeMapping: implement(endpoints.projectDataSources.initializeMapping, initializeMapping),
+  suggestionModel: implement(endpoints.projectDataSources.suggestionModel, suggestionModel),
+  suggest: implement(endpoints.projectDataSources.suggest, suggest),
 };
