@@ -107,6 +107,18 @@ describe("sample rules", () => {
     expect((await call(prefix, "GET", "")).body.samples).toEqual([]);
   });
 
+  test("an example over 64 KB keeps its trace and drops its spans; the sample says it was truncated", async () => {
+    const connection = await call(prefix, "POST", "/connections", { name: "large", provider: "trace_provider_c", region: "us", api_key: LANGSMITH_KEY });
+    const stream = await call(prefix, "PUT", `/connections/${connection.body.connection_id}/stream`, {
+      revision: 1,
+      external_project_id: "a3f0c1de-0000-4000-8000-000000000002",
+    });
+    const sample = await sampled(prefix, stream.body.stream_id, { revision: stream.body.revision, sample_window: WINDOW });
+    expect(sample).toMatchObject({ status: "complete", record_count: 1, truncated: true });
+    expect(sample.records[0]).toMatchObject({ trace_id: "ls-t6", spans: [], truncated: true });
+    expect(sample.records[0].trace.outputs).toEqual({ output: "Hi!" });
+  });
+
   test("a stale stream revision answers 409, and no sample is made", async () => {
     const { stream } = await streamOf(prefix, SOURCES[0]);
     const response = await call(prefix, "POST", `/streams/${stream.stream_id}/samples`, { revision: stream.revision + 1 });
