@@ -5,6 +5,8 @@ import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { bearer, type Tenant } from "../../../test/support/tenants.ts";
 import { BRAINTRUST_KEY } from "../../../test/support/trace-providers/braintrust-server.ts";
 import { type DataSourceService, startDataSourceService } from "../../../test/support/trace-providers/data-source-service.ts";
+import { LANGFUSE_KEYS } from "../../../test/support/trace-providers/langfuse-server.ts";
+import { LANGSMITH_KEY } from "../../../test/support/trace-providers/langsmith-server.ts";
 
 // Mapping initialization and suggestions through the real OpenAI-compatible client and a scripted
 // model on 127.0.0.1: what reaches the model is checked, and a model failure authorizes nothing.
@@ -22,11 +24,37 @@ const GENERATED = {
   timestamp: "/created",
 };
 
+/** The scripted model reads the examples' shape as a model would: each provider's records get their own pointers. */
+function generatedFor(user: string) {
+  if (user.includes('"sessionId"')) {
+    return {
+      ...GENERATED,
+      user: "/userId",
+      session: "/sessionId",
+      input: "/input/messages/0/content",
+      output: "/output/content",
+      output_transform: null,
+      timestamp: "/timestamp",
+    };
+  }
+  if (user.includes('"run_type"')) {
+    return {
+      ...GENERATED,
+      user: "/extra/metadata/user_id",
+      input: "/inputs/messages/0/content",
+      output: "/outputs/output",
+      output_transform: null,
+      timestamp: "/start_time",
+    };
+  }
+  return GENERATED;
+}
+
 const asked: FakeLlmRequest[] = [];
 let reply: (request: FakeLlmRequest) => FakeLlmReply = scripted;
 
 function scripted(request: FakeLlmRequest): FakeLlmReply {
-  if (request.schemaName === "mapping_initialization") return { json: GENERATED };
+  if (request.schemaName === "mapping_initialization") return { json: generatedFor(request.user) };
   return {
     json: {
       candidates: [
@@ -65,9 +93,18 @@ afterEach(async () => {
   }
 });
 
-async function sampledStream(prefix: DataSourcePrefix) {
-  const connection = (await call(prefix, "POST", "/connections", { name: "generated", api_key: BRAINTRUST_KEY })).body;
-  const stream = (await call(prefix, "PUT", `/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" })).body;
+const SOURCES = [
+  { provider: "trace_provider_a", credentials: { api_key: BRAINTRUST_KEY }, project: "0b1e5c2a-support" },
+  { provider: "trace_provider_b", credentials: { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key }, project: "lf-proj-1" },
+  { provider: "trace_provider_c", credentials: { api_key: LANGSMITH_KEY }, project: "a3f0c1de-0000-4000-8000-000000000001" },
+] as const;
+
+/** Connect → discover → select → sample: the stream and its complete sample. */
+async function sampledStream(prefix: DataSourcePrefix, source: (typeof SOURCES)[number] = SOURCES[0]) {
+  const connection = (await call(prefix, "POST", "/connections", { name: "generated", provider: source.provider, region: "us", ...source.credentials })).body;
+  const discovered = (await call(prefix, "GET", `/connections/${connection.connection_id}/projects`)).body;
+  expect(discovered.projects.map((project: { id: string }) => project.id)).toContain(source.project);
+  const stream = (await call(prefix, "PUT", `/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: source.project })).body;
   const accepted = await call(prefix, "POST", `/streams/${stream.stream_id}/samples`, {
     revision: stream.revision,
     sample_window: { start: "2026-11-01T00:00:00Z", end: "2026-11-06T00:00:00Z" },
@@ -78,7 +115,28 @@ async function sampledStream(prefix: DataSourcePrefix) {
 
 for (const prefix of PREFIXES) {
   describe(`initialization and suggestions under ${prefix.name}`, () => {
-    test("initialize → preview → validate: a generated draft from three masked examples", async () => {
+    for (const source of SOURCES) {
+      test(`${source.provider}: connect → discover → select → sample → initialize → preview → validate`, async () => {
+        const { stream, sample } = await sampledStream(prefix, source);
+        const initialized = await call(prefix, "POST", `/streams/${stream.stream_id}/mapping/initialize`, { sample_id: sample.sample_id });
+        expect(initialized.body).toMatchObject({ revision: 1, validated_revision: null });
+        const preview = await call(prefix, "POST", `/streams/${stream.stream_id}/preview`, { sample_id: sample.sample_id, expected_revision: 1 });
+        expect(preview.body).toMatchObject({ ready: 5, held: 0, excluded: 0, blockers: [] });
+        expect(preview.body.records[0].interaction).toMatchObject({
+          user_id: "u-1",
+          input: "How do I reset my password?",
+          created_at: Date.parse("2026-11-01T10:00:00Z") / 1000,
+        });
+        const validated = await call(prefix, "POST", `/streams/${stream.stream_id}/mapping/validate`, {
+          sample_id: sample.sample_id,
+          expected_revision: 1,
+          sample_digest: preview.body.sample_digest,
+        });
+        expect(validated.body).toMatchObject({ revision: 1, validated_revision: 1 });
+      });
+    }
+
+    test("initialization sends three masked examples and saves what the model proposed", async () => {
       const { stream, sample } = await sampledStream(prefix);
       const before = asked.length;
       const initialized = await call(prefix, "POST", `/streams/${stream.stream_id}/mapping/initialize`, { sample_id: sample.sample_id });
@@ -100,15 +158,6 @@ for (const prefix of PREFIXES) {
       // The transaction number of the fixture's spans is a long digit run: masked.
       expect(sent).not.toContain("1000192");
       expect(sent).toContain("<number>");
-
-      const preview = await call(prefix, "POST", `/streams/${stream.stream_id}/preview`, { sample_id: sample.sample_id, expected_revision: 1 });
-      expect(preview.body).toMatchObject({ ready: 5, blockers: [] });
-      const validated = await call(prefix, "POST", `/streams/${stream.stream_id}/mapping/validate`, {
-        sample_id: sample.sample_id,
-        expected_revision: 1,
-        sample_digest: preview.body.sample_digest,
-      });
-      expect(validated.body.validated_revision).toBe(1);
     });
 
     test("at revision 0 a saved draft is kept without asking the model; the current revision regenerates; a stale one is 409", async () => {
