@@ -233,6 +233,22 @@ describe("connection input", () => {
     await deleteAll(prefix);
   });
 
+  // After the rotation test: it revokes the key that one used.
+  test("a stored credential the provider stopped accepting answers 503 saying to rotate it; a rotation recovers", async () => {
+    const connection = await connect(prefix, { provider: "trace_provider_a", api_key: BRAINTRUST_SALES_ONLY_KEY });
+    const id = connection.connection_id;
+    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-sales" })).status).toBe(200);
+    servers.a.revoke(BRAINTRUST_SALES_ONLY_KEY);
+    const refused = await call(prefix, "GET", `/connections/${id}/projects`);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ error: "provider_unavailable", reason: "credential_refused" });
+    expect(refused.body.detail).toContain("rotate");
+    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 2, external_project_id: "0b1e5c2a-sales" })).status).toBe(503);
+    expect((await call(prefix, "PUT", `/connections/${id}/credential`, { revision: 2, api_key: BRAINTRUST_KEY })).status).toBe(200);
+    expect((await call(prefix, "GET", `/connections/${id}/projects`)).status).toBe(200);
+    await deleteAll(prefix);
+  });
+
   test("unknown connections answer 404", async () => {
     for (const [method, path, body] of [
       ["GET", "/connections/dsc_nope", undefined],

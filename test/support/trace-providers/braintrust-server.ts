@@ -17,14 +17,17 @@ export const BRAINTRUST_PROJECTS = fixture.projects;
  * The filter grammar is the part of BTQL the adapter writes; anything else is a 400, as an
  * unparsable query is, so an adapter that writes something else fails its tests.
  */
-export function startBraintrustServer() {
-  return startProviderServer((request) => {
-    const reachable = KEYS[/^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? ""];
+export async function startBraintrustServer() {
+  // This server's keys: `revoke` takes one back, as an organisation deleting a key does.
+  const keys = new Map(Object.entries(KEYS));
+  const server = await startProviderServer((request) => {
+    const reachable = keys.get(/^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "");
     if (!reachable) return { status: 401, body: { error: "Invalid API key" } };
     if (request.method === "GET" && request.path === "/v1/project") return listProjects(request, reachable);
     if (request.method === "POST" && request.path === "/btql") return runBtql(request, reachable);
     return { status: 404, body: { error: `no route ${request.method} ${request.path}` } };
   });
+  return { ...server, revoke: (key: string) => keys.delete(key) };
 }
 
 function listProjects(request: ReceivedRequest, reachable: string[]): ProviderReply {
