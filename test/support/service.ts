@@ -1,6 +1,6 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
-import { attachReconciler, type CoreDeps } from "@als/core";
+import { attachReconciler, type CoreDeps, type DataSourceSettings } from "@als/core";
 import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { createLogger } from "../../apps/server/src/logger.ts";
@@ -24,6 +24,8 @@ export interface TestServiceOptions {
   rateLimits?: RateLimits;
   /** The account endpoints' mailer, OIDC client and public URL; unset: mails logged, no OIDC. */
   accounts?: AccountServices;
+  /** Trace providers' hosts replaced by deterministic servers (trace-providers/); unset: the public hosts. */
+  dataSources?: DataSourceSettings;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
     storage,
     ...(options.llm && { llm: options.llm }),
     ...(options.reranker && { reranker: options.reranker }),
+    ...(options.dataSources && { dataSources: options.dataSources }),
   };
   const reconcilerErrors: unknown[] = [];
   const reconciler = attachReconciler(deps, (error) => reconcilerErrors.push(error));

@@ -32,4 +32,5 @@ export interface Activities {
   purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;
   evaluationStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<EvaluationStepOutcome>;
   evaluationJobStep(input: { orgId: string; projectId: string; jobId: string }): Promise<StepOutcome>;
+  sampleStep(input: { orgId: string; projectId: string; sampleId: string }): Promise<StepOutcome>;
 }

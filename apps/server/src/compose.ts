@@ -2,6 +2,7 @@ import { attachReconciler, createCoreDeps, type Reconciler, type Settings } from
 import type { Scope } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
+import { startDataSourceSampleWorkflow } from "@als/workflows/start-data-source-sample";
 import { startEvaluateSessionWorkflow } from "@als/workflows/start-evaluate-session";
 import { startGenerationRunWorkflow } from "@als/workflows/start-generation-run";
 import { startPurgeOperationWorkflow } from "@als/workflows/start-purge-operation";
@@ -47,6 +48,9 @@ export async function composeService(settings: Settings, log: Logger) {
     );
     deps.scheduleEvaluationJob = reporting("start the regenerate workflow", (scope, jobId) =>
       startRegenerateEvaluationsWorkflow(client, taskQueue, scope, jobId),
+    );
+    deps.scheduleSample = reporting("start the data-source sample workflow", (scope, sampleId) =>
+      startDataSourceSampleWorkflow(client, taskQueue, scope, sampleId),
     );
   }
   return {

@@ -6,6 +6,8 @@ import { openSession } from "@als/identity";
 import { sampleInput } from "../../../test/support/sample-input.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { bearer, createTenant, type Tenant } from "../../../test/support/tenants.ts";
+import { BRAINTRUST_KEY, startBraintrustServer } from "../../../test/support/trace-providers/braintrust-server.ts";
+import type { ProviderServer } from "../../../test/support/trace-providers/provider-server.ts";
 import { routeList } from "../src/routes/index.ts";
 
 // Every declared endpoint, called with every credential kind of organisation B and an input that
@@ -17,6 +19,8 @@ const CREDENTIAL_KINDS = ["full API key", "limited API key", "login session", "g
 type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 let svc: TestService;
+/** Stands in for trace_provider_a: no endpoint of the matrix may reach a real provider. */
+let braintrust: ProviderServer;
 let a: Tenant;
 let b: Tenant;
 /** A's ids by the input field that names them. */
@@ -29,7 +33,8 @@ const A_TEXT = "ALPHA-ONLY hiking in the Dolomites every September";
 
 beforeAll(async () => {
   const rate = { search: UNLIMITED, publish: UNLIMITED, write: UNLIMITED, read: UNLIMITED, sign_in: UNLIMITED };
-  svc = await startTestService({ authMode: "required", rateLimits: rate });
+  braintrust = await startBraintrustServer();
+  svc = await startTestService({ authMode: "required", rateLimits: rate, dataSources: { providerBaseUrls: { "trace_provider_a:us": braintrust.url } } });
   a = await createTenant(svc.deps, "alpha");
   b = await createTenant(svc.deps, "beta");
   const asA = async (method: string, path: string, body: object) => {
@@ -58,6 +63,13 @@ beforeAll(async () => {
   await asA("POST", "/api/retrieval_experiments/stop", { experiment_id: "alpha-experiment" });
   // A regenerate job of A's (it ends in error: this service has no LLM).
   const job = await asA("POST", "/api/evaluations/regenerate", { from_ts: 1, to_ts: svc.deps.now() });
+  // A connection of A's with its stream.
+  const connection = await asA("POST", "/api/data-sources/connections", { name: "alpha-source", api_key: BRAINTRUST_KEY });
+  const stream = await asA("PUT", `/api/data-sources/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" });
+  await asA("PUT", `/api/data-sources/streams/${stream.stream_id}/mapping`, {
+    expected_revision: 0,
+    definition: { version: 1, rules: [{ name: "alpha-rule", fields: { input: { path: "/input" } } }] },
+  });
   // A question of A's extraction: raised as a run of the learning step raises it (this service has no LLM).
   const scopeOfA = { orgId: a.orgId, projectId: "default" };
   const question = toolCallOf(scopeOfA, A_USER, { question_text: `${A_TEXT}?`, answer_format: "yes/no", tags: [], context: null }, svc.deps.now());
@@ -90,6 +102,11 @@ beforeAll(async () => {
     pending_tool_call_id: question.id,
     answer: "beta's answer",
     experiment_id: "alpha-experiment",
+    connection_id: connection.connection_id,
+    external_project_id: "0b1e5c2a-support",
+    stream_id: stream.stream_id,
+    sample_digest: "0".repeat(64),
+    definition: { version: 1, rules: [{ name: "beta-rule", fields: { input: { path: "/input" } } }] },
     org_id: a.orgId,
     member_id: a.ownerId,
     prefix: key!.prefix,
@@ -109,9 +126,12 @@ beforeAll(async () => {
   expect(Object.entries(known).filter(([, value]) => value === undefined)).toEqual([]);
   // Not ids a caller may choose (profile_id, request_id): B may make its own rows under the same values.
   secrets.push(A_TEXT, a.orgId, a.ownerId, key!.prefix, owner!.email, "alpha-aggregation", "alpha-label");
-  secrets.push(operation.operation_id, job.job_id);
+  secrets.push(operation.operation_id, job.job_id, connection.connection_id, "alpha-source", "alpha-rule");
 }, 120_000);
-afterAll(() => svc.close());
+afterAll(async () => {
+  await svc.close();
+  await braintrust.close();
+});
 
 /** One digest per table of every row organisation A owns, discovered from the catalog (new tables are covered). */
 async function digestOfA(): Promise<Record<string, string>> {

@@ -57,7 +57,7 @@ async function call(method: string, path: string, body?: object, credential = to
     headers: { authorization: `Bearer ${credential}`, ...(body && { "content-type": "application/json" }) },
     ...(body && { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as any };
 }
 
 const BASE = "/api/projects/default/onboarding";

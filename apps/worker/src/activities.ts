@@ -7,6 +7,7 @@ import {
   runGenerationStep,
   runLearningStep,
   runPurgeStep,
+  runSampleStep,
   type StepOutcome,
 } from "@als/core";
 import type { Activities } from "@als/workflows/activities";
@@ -58,6 +59,10 @@ export function createActivities(deps: CoreDeps, options: { searchAttributes: bo
 
     evaluationJobStep: ({ orgId, projectId, jobId }) =>
       withHeartbeat(() => logged("regenerate step", jobId, runEvaluationJobStep(deps, { orgId, projectId }, jobId, jobId))),
+
+    // A sample's provider reads are bounded; its lease token is its workflow id, so a retry takes it over.
+    sampleStep: ({ orgId, projectId, sampleId }) =>
+      withHeartbeat(() => logged("sample step", sampleId, runSampleStep(deps, { orgId, projectId }, sampleId, sampleId))),
   };
 }
 

@@ -10,6 +10,7 @@ import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
 import { scheduleUnfinishedGenerationRuns } from "./schedule-unfinished-generation-runs.ts";
 import { scheduleUnfinishedPurges } from "./schedule-unfinished-purges.ts";
+import { scheduleUnfinishedSamples } from "./schedule-unfinished-samples.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
 const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
@@ -69,6 +70,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     log.info("erasures scheduled", { purges: await scheduleUnfinishedPurges(client, deps, temporal.taskQueue) });
     log.info("session evaluations scheduled", { sessions: await scheduleWaitingEvaluations(client, deps, temporal.taskQueue) });
     log.info("regenerate jobs scheduled", { jobs: await scheduleUnfinishedEvaluationJobs(client, deps, temporal.taskQueue) });
+    log.info("data-source samples scheduled", { samples: await scheduleUnfinishedSamples(client, deps, temporal.taskQueue) });
   } catch (error) {
     worker.shutdown();
     await finished;

@@ -23,6 +23,7 @@ export const ERROR_TABLE = {
   reranker_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   capacity_deadline_exceeded: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   overloaded: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
+  provider_unavailable: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
   search_deadline: { status: 504, trpc: "TIMEOUT" },
   backstop_timeout: { status: 504, trpc: "TIMEOUT" },
   admission_timeout: { status: 504, trpc: "TIMEOUT" },

@@ -8,7 +8,7 @@ import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
 
 /** What the dependency graph is built from. */
 export type CoreSettings = Pick<Settings, "storage" | "embedding" | "rerank" | "llm" | "vectorIndex" | "search"> &
-  Partial<Pick<Settings, "learning" | "publishAdmission" | "crashPoints">>;
+  Partial<Pick<Settings, "learning" | "publishAdmission" | "crashPoints" | "dataSources">>;
 
 export interface CoreLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -52,6 +52,7 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
       ...(settings.learning && { learning: settings.learning }),
       ...(settings.publishAdmission && { publishAdmission: settings.publishAdmission }),
       ...(settings.crashPoints?.size && { crashPoints: settings.crashPoints }),
+      ...(settings.dataSources && { dataSources: settings.dataSources }),
       ...(settings.llm && { llm: createLlm(settings.llm) }),
     };
     if (settings.vectorIndex) {

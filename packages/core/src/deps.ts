@@ -30,14 +30,25 @@ export interface CoreDeps {
   scheduleAggregation?: (scope: Scope, operationId: string) => Promise<void> | void;
   /** Tells the orchestrator that a generation run (rerun, manual generation, review apply) waits to run. */
   scheduleGenerationRun?: (scope: Scope, runId: string) => Promise<void> | void;
+  /** Tells the orchestrator that a data-source sample waits to be read from its provider. */
+  scheduleSample?: (scope: Scope, sampleId: string) => Promise<void> | void;
   /** Tells the orchestrator that a purge operation (the erasure of a user) waits to run. */
   schedulePurge?: (scope: Scope, purgeId: string) => Promise<void> | void;
   /** Tells the orchestrator that a session sampled for evaluation waits for its inactivity delay (the reconciler, or a Temporal workflow). */
   scheduleEvaluation?: (scope: Scope, sessionId: string) => Promise<void> | void;
   /** Tells the orchestrator that a regenerate job waits to run. */
   scheduleEvaluationJob?: (scope: Scope, jobId: string) => Promise<void> | void;
+  /** Unset: connections reach the providers' public hosts, credentials sealed under the database's key. */
+  dataSources?: DataSourceSettings;
   /** Crash tests only (CRASH_POINTS): the points of durable work where the process kills itself (see crashAt). */
   crashPoints?: ReadonlySet<string>;
+}
+
+export interface DataSourceSettings {
+  /** `provider:region` → base URL replacing that region's public host (tests: deterministic provider servers). */
+  providerBaseUrls?: Record<string, string>;
+  /** Seals provider credentials at rest; unset: the secret the database holds for this deployment. */
+  credentialKey?: string;
 }
 
 export interface LearningSettings {

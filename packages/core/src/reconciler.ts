@@ -1,6 +1,18 @@
-import { aggregation, documentExpansion, evaluationJobs, evaluations, generationRuns, learning, purgeOperations, type Scope, staleEmbeddings } from "@als/db";
+import {
+  aggregation,
+  dataSourceSamples,
+  documentExpansion,
+  evaluationJobs,
+  evaluations,
+  generationRuns,
+  learning,
+  purgeOperations,
+  type Scope,
+  staleEmbeddings,
+} from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { BackgroundLoop } from "./background-loop.ts";
+import { runSampleStep } from "./data-sources/sample-step.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import { runEvaluationStep } from "./evaluation/evaluation-step.ts";
 import { runEvaluationJobStep } from "./evaluation/regenerate.ts";
@@ -120,6 +132,7 @@ export class Reconciler {
         await aggregation.expireOperationLeases(this.deps.db, this.deps.now());
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
+        await dataSourceSamples.expireSampleLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
         await evaluations.releaseAllSessionLeases(this.deps.db);
         await evaluationJobs.expireJobLeases(this.deps.db, this.deps.now());
@@ -141,7 +154,14 @@ export class Reconciler {
       this.runGenerationLane();
       this.startLanes();
       const lanes = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
-      await Promise.all([this.lanesDrained(), this.runDueOperations(), this.runDuePurges(), this.runDueEvaluations(lanes), this.runDueEvaluationJobs()]);
+      await Promise.all([
+        this.lanesDrained(),
+        this.runDueOperations(),
+        this.runDuePurges(),
+        this.runDueEvaluations(lanes),
+        this.runDueEvaluationJobs(),
+        this.runDueSamples(),
+      ]);
     } catch (error) {
       this.onError(error);
     }
@@ -224,6 +244,15 @@ export class Reconciler {
     }
   }
 
+  /** One attempt at each data-source sample waiting to be read; one due again at once asks for another pass. */
+  private async runDueSamples(): Promise<void> {
+    for (const { sampleId, ...scope } of await dataSourceSamples.findRunnableSamples(this.deps.db, this.deps.now())) {
+      const outcome = await runSampleStep(this.deps, scope, sampleId);
+      if (outcome.unexpected) this.onError(new Error(`data-source sample ${sampleId}: ${outcome.unexpected}`));
+      if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
+    }
+  }
+
   /** Starts the lane of generation runs, or asks the running lane to look again when it ends. */
   private runGenerationLane(): void {
     if (this.generationLane) {
@@ -277,5 +306,6 @@ export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => vo
   deps.schedulePurge = () => reconciler.poke();
   deps.scheduleEvaluation = () => reconciler.poke();
   deps.scheduleEvaluationJob = () => reconciler.poke();
+  deps.scheduleSample = () => reconciler.poke();
   return reconciler;
 }

@@ -3,6 +3,7 @@ import type { RateClass } from "@als/contract";
 import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
 import { z } from "zod";
 import {
+  type DataSourceSettings,
   DEFAULT_LEARNING_CONCURRENCY,
   DEFAULT_PUBLISH_ADMISSION,
   DEFAULT_SEARCH_CONCURRENCY,
@@ -114,6 +115,28 @@ const Environment = z.object({
   /** Signs exposure receipts; unset, the database holds one made on first use, shared by every process. */
   EXPOSURE_RECEIPT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /**
+   * Seals data-source credentials at rest (AES-256-GCM under its SHA-256); unset, the database holds
+   * one made on first use, shared by every process.
+   */
+  DATA_SOURCE_CREDENTIAL_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  /**
+   * Tests only: JSON object of `provider:region` → base URL replacing that region's public host
+   * (a deterministic provider server on 127.0.0.1). Unset in service: connections reach only the
+   * providers' public hosts.
+   */
+  TRACE_PROVIDER_BASE_URLS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === "") return {};
+      try {
+        return z.record(z.string(), z.url()).parse(JSON.parse(text));
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be a JSON object of provider:region to URL" });
+        return z.NEVER;
+      }
+    }),
+  /**
    * Crash tests only: comma-separated points of durable work (see crashAt) where this process kills
    * itself with SIGKILL, to prove that what it accepted completes after a restart. Unset in service.
    */
@@ -185,6 +208,10 @@ export function loadSettings(env: Record<string, string | undefined>) {
       ...(e.SESSION_INACTIVITY_SECONDS !== undefined && { sessionInactivitySeconds: e.SESSION_INACTIVITY_SECONDS }),
     } satisfies LearningSettings,
     crashPoints: new Set(listOf(e.CRASH_POINTS)) as ReadonlySet<string>,
+    dataSources: {
+      providerBaseUrls: e.TRACE_PROVIDER_BASE_URLS,
+      ...(e.DATA_SOURCE_CREDENTIAL_KEY && { credentialKey: e.DATA_SOURCE_CREDENTIAL_KEY }),
+    } satisfies DataSourceSettings,
     search: {
       deadlineMs: e.SERVICE_SEARCH_DEADLINE_ENABLED === "true" ? SEARCH_DEADLINE_MS : null,
       concurrency: e.SERVICE_SEARCH_CONCURRENCY,

@@ -9,6 +9,10 @@ export type { AggregationInput, OperationRecord, OperationStatus } from "./queri
 export * as aggregation from "./queries/aggregation.ts";
 export type { ApiKeyAccess, ApiKeyRecord } from "./queries/api-keys.ts";
 export * as apiKeys from "./queries/api-keys.ts";
+export type { SampleRecord, SampleStatus } from "./queries/data-source-samples.ts";
+export * as dataSourceSamples from "./queries/data-source-samples.ts";
+export type { ConnectionRecord, MappingDraftRecord, StreamRecord } from "./queries/data-sources.ts";
+export * as dataSources from "./queries/data-sources.ts";
 export type { ExpandedTable, PendingExpansion } from "./queries/document-expansion.ts";
 export * as documentExpansion from "./queries/document-expansion.ts";
 export * as emailVerifications from "./queries/email-verifications.ts";

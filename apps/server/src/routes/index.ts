@@ -5,6 +5,7 @@ import { adminRoutes } from "./admin/index.ts";
 import { agentPlaybooksRoutes } from "./agent-playbooks/index.ts";
 import { aggregationRoutes } from "./aggregation/index.ts";
 import { configRoutes } from "./config/index.ts";
+import { dataSourcesRoutes, projectDataSourcesRoutes } from "./data-sources/index.ts";
 import { evaluationRoutes } from "./evaluation/index.ts";
 import { experimentsRoutes } from "./experiments/index.ts";
 import { generationRoutes } from "./generation/index.ts";
@@ -45,6 +46,8 @@ export const routes = {
   evaluation: evaluationRoutes,
   onboarding: onboardingRoutes,
   account: accountRoutes,
+  dataSources: dataSourcesRoutes,
+  projectDataSources: projectDataSourcesRoutes,
 } satisfies { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endpoints[R][A] extends Endpoint ? Route<Endpoints[R][A]> : never } };
 
 /** Every route, for the REST server, the tRPC router and the OpenAPI document. */

@@ -32,12 +32,12 @@ export const governanceEndpoints = defineResource("governance", {
     output: PurgeOperationStatus,
     credentials: ["governance_session"],
   },
-  // The stream-scoped erasure routes of data sources (both prefixes): they answer 501 until data
-  // sources exist, then run the same operation as erase-user with the stream's staging in scope.
+  // The stream-scoped erasure routes of data sources (both prefixes): they answer 501 until streams
+  // import (activation), then run the same operation as erase-user with the stream's staging in scope.
   streamPurgePreview: {
     method: "POST",
     path: "/api/data-sources/streams/:stream_id/purge-preview",
-    summary: "Estimated counts and scope of erasing a user through a data-source stream; erases nothing (501 until data sources exist)",
+    summary: "Estimated counts and scope of erasing a user through a data-source stream; erases nothing (501 until streams import)",
     input: StreamPurgeRequest,
     output: UserEraseResult,
     credentials: ["governance_session"],
@@ -46,7 +46,7 @@ export const governanceEndpoints = defineResource("governance", {
   streamPurgeUser: {
     method: "POST",
     path: "/api/data-sources/streams/:stream_id/purge-user",
-    summary: "Erase a user through a data-source stream (501 until data sources exist)",
+    summary: "Erase a user through a data-source stream (501 until streams import)",
     input: StreamPurgeRequest,
     output: UserEraseResult,
     credentials: ["governance_session"],
@@ -55,7 +55,7 @@ export const governanceEndpoints = defineResource("governance", {
   projectStreamPurgePreview: {
     method: "POST",
     path: "/api/projects/:project_id/data-sources/streams/:stream_id/purge-preview",
-    summary: "Estimated counts and scope of erasing a user through a data-source stream; erases nothing (501 until data sources exist)",
+    summary: "Estimated counts and scope of erasing a user through a data-source stream; erases nothing (501 until streams import)",
     input: StreamPurgeRequest.extend({ project_id: z.string().min(1).max(255) }),
     output: UserEraseResult,
     credentials: ["governance_session"],
@@ -65,7 +65,7 @@ export const governanceEndpoints = defineResource("governance", {
   projectStreamPurgeUser: {
     method: "POST",
     path: "/api/projects/:project_id/data-sources/streams/:stream_id/purge-user",
-    summary: "Erase a user through a data-source stream (501 until data sources exist)",
+    summary: "Erase a user through a data-source stream (501 until streams import)",
     input: StreamPurgeRequest.extend({ project_id: z.string().min(1).max(255) }),
     output: UserEraseResult,
     credentials: ["governance_session"],

@@ -3,6 +3,7 @@ import { adminEndpoints } from "./admin.ts";
 import { agentPlaybooksEndpoints } from "./agent-playbooks.ts";
 import { aggregationEndpoints } from "./aggregation.ts";
 import { configEndpoints } from "./config.ts";
+import { dataSourcesEndpoints, projectDataSourcesEndpoints } from "./data-sources.ts";
 import { evaluationEndpoints } from "./evaluation.ts";
 import { experimentsEndpoints } from "./experiments.ts";
 import { generationEndpoints } from "./generation.ts";
@@ -43,5 +44,7 @@ export const endpoints = {
   experiments: experimentsEndpoints,
   evaluation: evaluationEndpoints,
   onboarding: onboardingEndpoints,
+  dataSources: dataSourcesEndpoints,
+  projectDataSources: projectDataSourcesEndpoints,
 };
 export type Endpoints = typeof endpoints;

@@ -1,0 +1,8 @@
+import type { endpoints } from "@als/contract";
+import { getConnection } from "@als/core";
+import type { Route } from "../../implement.ts";
+
+/** GET {prefix}/connections/{connection_id} (both prefixes: the project is the request's scope). */
+export default {
+  handle: (ctx, input) => getConnection(ctx.deps, ctx.scope, input.connection_id),
+} satisfies Pick<Route<typeof endpoints.dataSources.getConnection>, "handle">;

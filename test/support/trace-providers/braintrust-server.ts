@@ -1,0 +1,124 @@
+import fixture from "../../fixtures/trace-providers/braintrust.json";
+import { type ProviderReply, type ReceivedRequest, startProviderServer } from "./provider-server.ts";
+
+type Event = (typeof fixture.events)[number];
+
+/** The fixture's API keys and the projects each reaches; any other bearer is refused as Braintrust does. */
+const KEYS: Record<string, string[]> = fixture.keys;
+/** A key reaching both projects. */
+export const BRAINTRUST_KEY = "sk-bt-fixture-key";
+/** A key reaching the sales project only. */
+export const BRAINTRUST_SALES_ONLY_KEY = "sk-bt-sales-only";
+export const BRAINTRUST_PROJECTS = fixture.projects;
+
+/**
+ * Braintrust's API from fixtures: `GET /v1/project` (limit, starting_after) and `POST /btql` with
+ * the pipe-syntax query (select, from project_logs, filter, limit, cursor) answering `{data, cursor}`.
+ * The filter grammar is the part of BTQL the adapter writes; anything else is a 400, as an
+ * unparsable query is, so an adapter that writes something else fails its tests.
+ */
+export async function startBraintrustServer() {
+  // This server's keys: `revoke` takes one back, as an organisation deleting a key does.
+  const keys = new Map(Object.entries(KEYS));
+  const server = await startProviderServer((request) => {
+    const reachable = keys.get(/^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "");
+    if (!reachable) return { status: 401, body: { error: "Invalid API key" } };
+    if (request.method === "GET" && request.path === "/v1/project") return listProjects(request, reachable);
+    if (request.method === "POST" && request.path === "/btql") return runBtql(request, reachable);
+    return { status: 404, body: { error: `no route ${request.method} ${request.path}` } };
+  });
+  return { ...server, revoke: (key: string) => keys.delete(key) };
+}
+
+function listProjects(request: ReceivedRequest, reachable: string[]): ProviderReply {
+  const projects = fixture.projects.filter((project) => reachable.includes(project.id));
+  const limit = Number(request.query.get("limit") ?? "100");
+  const after = request.query.get("starting_after");
+  const start = after === null ? 0 : projects.findIndex((project) => project.id === after) + 1;
+  return { status: 200, body: { objects: projects.slice(start, start + limit) } };
+}
+
+function runBtql(request: ReceivedRequest, reachable: string[]): ProviderReply {
+  const { query, fmt } = request.body as { query: string; fmt?: string };
+  if (fmt !== "json") return badQuery("fmt must be json");
+  const clauses = new Map<string, string>();
+  for (const line of query.split("\n")) {
+    const match = /^(select|from|filter|limit|cursor): (.*)$/.exec(line);
+    if (!match) return badQuery(`cannot parse: ${line}`);
+    clauses.set(match[1]!, match[2]!);
+  }
+  const from = /^project_logs\('([^']+)'\)$/.exec(clauses.get("from") ?? "");
+  if (clauses.get("select") !== "*" || !from) return badQuery("expected select: * and from: project_logs('<id>')");
+  if (!reachable.includes(from[1]!)) return { status: 403, body: { error: "Missing read access to project_logs" } };
+  let matches: (event: Event) => boolean;
+  try {
+    matches = compileFilter(clauses.get("filter") ?? "true");
+  } catch (error) {
+    return badQuery((error as Error).message);
+  }
+  const rows = fixture.events.filter((event) => event.project_id === from[1] && matches(event));
+  const limit = Number(clauses.get("limit") ?? "1000");
+  const cursor = /^'([^']*)'$/.exec(clauses.get("cursor") ?? "''")?.[1] ?? "";
+  const offset = cursor === "" ? 0 : Number(Buffer.from(cursor, "base64url").toString());
+  const page = rows.slice(offset, offset + limit);
+  const next = offset + limit < rows.length ? Buffer.from(String(offset + limit)).toString("base64url") : null;
+  return { status: 200, body: { data: page, schema: {}, ...(next && { cursor: next }) }, ...(next && { headers: { "x-bt-cursor": next } }) };
+}
+
+const badQuery = (message: string): ProviderReply => ({ status: 400, body: { error: `BTQL: ${message}` } });
+
+/** The filter terms the adapter writes, joined by ` and ` (an or-group in parentheses). */
+function compileFilter(text: string): (event: Event) => boolean {
+  const terms = splitTopLevel(text, " and ").map(compileTerm);
+  return (event) => terms.every((term) => term(event));
+}
+
+function compileTerm(term: string): (event: Event) => boolean {
+  if (term === "true") return () => true;
+  if (term === "is_root") return (event) => event.is_root;
+  if (term.startsWith("(") && term.endsWith(")")) {
+    const alternatives = splitTopLevel(term.slice(1, -1), " or ").map(compileTerm);
+    return (event) => alternatives.some((alternative) => alternative(event));
+  }
+  let match = /^created (>=|<) '([^']+)'$/.exec(term);
+  if (match) {
+    const bound = Date.parse(match[2]!);
+    return match[1] === ">=" ? (event) => Date.parse(event.created) >= bound : (event) => Date.parse(event.created) < bound;
+  }
+  match = /^([a-z_.]+) is not null$/.exec(term);
+  if (match) return (event) => at(event, match![1]!) != null;
+  match = /^root_span_id = '([^']*)'$/.exec(term);
+  if (match) return (event) => event.root_span_id === match![1];
+  match = /^tags includes '([^']*)'$/.exec(term);
+  if (match) return (event) => (event.tags ?? []).includes(match![1]!);
+  match = /^([a-z_.]+) in \((.+)\)$/.exec(term);
+  if (match) {
+    const values = splitTopLevel(match[2]!, ", ").map((value) => /^'([^']*)'$/.exec(value)?.[1]);
+    if (values.some((value) => value === undefined)) throw new Error(`cannot parse list: ${match[2]}`);
+    return (event) => values.includes(at(event, match![1]!) as string);
+  }
+  throw new Error(`unsupported term: ${term}`);
+}
+
+function splitTopLevel(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "'") quoted = !quoted;
+    else if (quoted) continue;
+    else if (text[i] === "(") depth++;
+    else if (text[i] === ")") depth--;
+    else if (depth === 0 && text.startsWith(separator, i)) {
+      parts.push(text.slice(start, i));
+      start = i + separator.length;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+function at(event: Event, path: string): unknown {
+  return path.split(".").reduce<unknown>((value, key) => (value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined), event);
+}
