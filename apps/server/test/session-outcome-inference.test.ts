@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { DEFAULT_OUTCOME_QUIET_SECONDS } from "@als/core";
 import type { FakeLlmRequest } from "../../../test/support/llm-server.ts";
-import { holdCall, SATISFIED_PHRASE, scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
-import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { holdCall, SATISFIED_PHRASE, scriptedReply } from "../../../test/support/scripted-llm.ts";
+import { useScriptedService } from "../../../test/support/scripted-service.ts";
+import { startTestService } from "../../../test/support/service.ts";
 
-let svc: TestService;
-let scripted: Awaited<ReturnType<typeof startScriptedLlm>>;
-beforeAll(async () => {
-  scripted = await startScriptedLlm();
-  svc = await startTestService({ llm: scripted.llm });
-});
-afterAll(async () => {
-  await svc.close();
-  await scripted.server.close();
-});
+const service = useScriptedService();
 
 let sessions = 0;
 const newSession = () => `infer-${++sessions}-${crypto.randomUUID().slice(0, 8)}`;
@@ -21,9 +13,9 @@ const newSession = () => `infer-${++sessions}-${crypto.randomUUID().slice(0, 8)}
 type Turn = { role: string; content: string; retrieved_learnings?: object[]; citations?: object[] };
 
 async function publish(sessionId: string, turns: Turn[], source = "chat") {
-  const response = await svc.call("POST", "/api/publish_interaction", { user_id: "ana", session_id: sessionId, source, interaction_data_list: turns });
+  const response = await service.svc.call("POST", "/api/publish_interaction", { user_id: "ana", session_id: sessionId, source, interaction_data_list: turns });
   expect(response.status).toBe(200);
-  svc.clock.now += 1;
+  service.svc.clock.now += 1;
   return response.body.request_id as string;
 }
 
@@ -37,21 +29,21 @@ const servedAnswer = (content = "Open billing, then export."): Turn => ({
 
 /** Lets the reconciler run what is due, after the service's clock moved `seconds`. */
 async function quietFor(seconds: number) {
-  svc.clock.now += seconds;
-  svc.reconciler.poke();
-  await svc.learningIdle();
+  service.svc.clock.now += seconds;
+  service.svc.reconciler.poke();
+  await service.svc.learningIdle();
 }
 
 const outcomesOf = async (sessionId: string) =>
-  (await svc.call("POST", "/api/get_session_outcomes", { user_id: "ana", top_k: 100 })).body.outcomes.filter(
+  (await service.svc.call("POST", "/api/get_session_outcomes", { user_id: "ana", top_k: 100 })).body.outcomes.filter(
     (row: { session_id: string }) => row.session_id === sessionId,
   );
 const storedRows = (sessionId: string) =>
-  svc.db.query<{ outcome_id: string; is_inferred: boolean; archived_at: number | null }>(
+  service.svc.db.query<{ outcome_id: string; is_inferred: boolean; archived_at: number | null }>(
     "SELECT outcome_id, is_inferred, archived_at FROM session_outcomes WHERE session_id = $1 ORDER BY created_at, is_inferred DESC",
     [sessionId],
   );
-const inferenceCalls = () => scripted.server.requests.filter((request) => request.schemaName === "session_outcome_inference").length;
+const inferenceCalls = () => service.scripted.server.requests.filter((request) => request.schemaName === "session_outcome_inference").length;
 
 describe("inferred outcomes", () => {
   test("a session where no playbook was served or cited is never inferred (a profile does not count)", async () => {
@@ -62,7 +54,7 @@ describe("inferred outcomes", () => {
     await quietFor(DEFAULT_OUTCOME_QUIET_SECONDS * 2);
     expect(await outcomesOf(sessionId)).toEqual([]);
     expect(inferenceCalls()).toBe(calls);
-    expect(await svc.db.query("SELECT 1 FROM outcome_inferences WHERE session_id = $1", [sessionId])).toEqual([]);
+    expect(await service.svc.db.query("SELECT 1 FROM outcome_inferences WHERE session_id = $1", [sessionId])).toEqual([]);
   });
 
   test("a served playbook's session is inferred after about ten minutes of quiet, not before, with user and source from its first request", async () => {
@@ -92,7 +84,7 @@ describe("inferred outcomes", () => {
       created_at: expect.any(Number),
     });
     // Tokens are recorded per stage, on the last request the inference covers.
-    const usage = await svc.db.query<{ input_tokens: number }>(
+    const usage = await service.svc.db.query<{ input_tokens: number }>(
       "SELECT input_tokens FROM llm_usage WHERE request_id = $1 AND stage = 'session_outcome_inference'",
       [last],
     );
@@ -153,7 +145,7 @@ describe("inferred outcomes", () => {
     await quietFor(DEFAULT_OUTCOME_QUIET_SECONDS + 1);
     const [inferred] = await outcomesOf(sessionId);
 
-    const reported = await svc.call("POST", "/api/session_outcome", { session_id: sessionId, outcome: "failure", occurred_at: 1_000, label: "refund" });
+    const reported = await service.svc.call("POST", "/api/session_outcome", { session_id: sessionId, outcome: "failure", occurred_at: 1_000, label: "refund" });
     expect(reported.body).toMatchObject({ success: true, recorded: true, outcome_revision: 2 });
     expect(reported.body.outcome_id).not.toBe(inferred.outcome_id);
     expect(await outcomesOf(sessionId)).toEqual([
@@ -172,29 +164,29 @@ describe("inferred outcomes", () => {
 
   test("a caller's report while the inference runs wins: the inference is dropped", async () => {
     const hold = holdCall((request) => request.schemaName === "session_outcome_inference");
-    scripted.server.setHandler(async (request: FakeLlmRequest) => {
+    service.scripted.server.setHandler(async (request: FakeLlmRequest) => {
       await hold.wait(request);
       return scriptedReply(request);
     });
     try {
       const sessionId = newSession();
       await publish(sessionId, [question(), servedAnswer(), { role: "User", content: SATISFIED_PHRASE }]);
-      svc.reconciler.poke();
+      service.svc.reconciler.poke();
       await hold.reached;
-      const reported = await svc.call("POST", "/api/session_outcome", { session_id: sessionId, outcome: "failure", occurred_at: 5 });
+      const reported = await service.svc.call("POST", "/api/session_outcome", { session_id: sessionId, outcome: "failure", occurred_at: 5 });
       expect(reported.body).toMatchObject({ success: true, recorded: true, outcome_revision: 1 });
       hold.release();
-      await svc.learningIdle();
+      await service.svc.learningIdle();
       expect(await outcomesOf(sessionId)).toEqual([expect.objectContaining({ outcome: "failure", is_inferred: false, outcome_revision: 1 })]);
       expect(await storedRows(sessionId)).toHaveLength(1);
     } finally {
-      scripted.server.setHandler(scriptedReply);
+      service.scripted.server.setHandler(scriptedReply);
     }
   });
 
   test("a provider's failure leaves the session waiting with the failure noted, and a retry infers it", async () => {
     let failing = true;
-    scripted.server.setHandler((request: FakeLlmRequest) =>
+    service.scripted.server.setHandler((request: FakeLlmRequest) =>
       failing && request.schemaName === "session_outcome_inference" ? { status: 500, error: { message: "overloaded" } } : scriptedReply(request),
     );
     try {
@@ -202,15 +194,16 @@ describe("inferred outcomes", () => {
       await publish(sessionId, [question(), servedAnswer()]);
       await quietFor(DEFAULT_OUTCOME_QUIET_SECONDS + 1);
       expect(await outcomesOf(sessionId)).toEqual([]);
-      const [waiting] = await svc.db.query<{ status: string; failure: string }>("SELECT status, failure FROM outcome_inferences WHERE session_id = $1", [
-        sessionId,
-      ]);
+      const [waiting] = await service.svc.db.query<{ status: string; failure: string }>(
+        "SELECT status, failure FROM outcome_inferences WHERE session_id = $1",
+        [sessionId],
+      );
       expect(waiting).toMatchObject({ status: "waiting", failure: expect.stringContaining("outcome inference failed, retrying") });
       failing = false;
       await quietFor(600);
       expect(await outcomesOf(sessionId)).toHaveLength(1);
     } finally {
-      scripted.server.setHandler(scriptedReply);
+      service.scripted.server.setHandler(scriptedReply);
     }
   });
 });
@@ -232,7 +225,7 @@ describe("without an LLM provider", () => {
       expect((await bare.call("POST", "/api/get_session_outcomes", {})).body.outcomes).toEqual([]);
       expect(await bare.db.query("SELECT status FROM outcome_inferences WHERE session_id = $1", [sessionId])).toEqual([{ status: "waiting" }]);
 
-      bare.deps.llm = scripted.llm;
+      bare.deps.llm = service.scripted.llm;
       bare.reconciler.poke();
       await bare.learningIdle();
       expect((await bare.call("POST", "/api/get_session_outcomes", {})).body.outcomes).toEqual([
