@@ -77,11 +77,3 @@ export async function settleInference(tx: Sql, scope: Scope, sessionId: string, 
     [scope.orgId, scope.projectId, sessionId, now],
   );
 }
-
-export async function countWaitingInferences(sql: Sql, scope: Scope): Promise<number> {
-  const [row] = await sql.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM outcome_inferences WHERE org_id = $1 AND project_id = $2 AND status = 'waiting'",
-    [scope.orgId, scope.projectId],
-  );
-  return row!.n;
-}
