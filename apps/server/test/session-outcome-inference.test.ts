@@ -92,6 +92,30 @@ describe("inferred outcomes", () => {
     expect(usage[0]!.input_tokens).toBeGreaterThan(0);
   });
 
+  test("a publish before the quiet ends moves it; a publish after a reply keeps the session due", async () => {
+    const sessionId = newSession();
+    await publish(sessionId, [question(), servedAnswer()]);
+    await quietFor(DEFAULT_OUTCOME_QUIET_SECONDS - 100);
+    await publish(sessionId, [servedAnswer("Or use the API.")]);
+    await quietFor(200);
+    expect(await outcomesOf(sessionId)).toEqual([]);
+    await quietFor(DEFAULT_OUTCOME_QUIET_SECONDS);
+    expect(await outcomesOf(sessionId)).toHaveLength(1);
+
+    // Without a provider for a moment, the reply's inference waits; an agent turn after it does not postpone it.
+    const replied = newSession();
+    const llm = service.svc.deps.llm;
+    delete service.svc.deps.llm;
+    try {
+      await publish(replied, [question(), servedAnswer(), { role: "User", content: SATISFIED_PHRASE }]);
+      await publish(replied, [{ role: "Agent", content: "Glad it helped." }]);
+    } finally {
+      service.svc.deps.llm = llm;
+    }
+    await quietFor(0);
+    expect((await outcomesOf(replied))[0]).toMatchObject({ outcome: "success", is_inferred: true });
+  });
+
   test("a cited playbook counts as used", async () => {
     const sessionId = newSession();
     await publish(sessionId, [
