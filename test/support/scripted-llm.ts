@@ -158,6 +158,8 @@ export const FAILURE_PHRASES = ["that is wrong", "not what i asked"];
 /** Each user turn starting with this counts as a correction; this anywhere marks the session escalated. */
 export const CORRECTION_WORD = "actually";
 export const ESCALATION_PHRASE = "talk to a human";
+/** A user turn with this makes the scripted outcome inference answer success (a failure phrase wins). */
+export const SATISFIED_PHRASE = "thanks, that works";
 /** A diagnosis of the scripted learning judge cites this id besides the response's own: it is outside any session. */
 export const OUT_OF_SESSION_EVIDENCE_ID = 999_999_999;
 
@@ -169,7 +171,9 @@ export const OUT_OF_SESSION_EVIDENCE_ID = 999_999_999;
  * - per learning: relevant when a word of the learning (five letters or more) is in the session;
  *   impact positive when relevant and cited, negative when its text says HARMFUL, else neutral; a
  *   playbook that was not positive gets a diagnosis citing the response and OUT_OF_SESSION_EVIDENCE_ID;
- * - shadow: the shadow answer wins when it says [better], a tie when both are equal, else the regular one.
+ * - shadow: the shadow answer wins when it says [better], a tie when both are equal, else the regular one;
+ * - outcome inference: failure when a user turn says one of FAILURE_PHRASES, else success when one
+ *   says SATISFIED_PHRASE, else unknown.
  */
 export function scriptedJudgement(request: FakeLlmRequest): FakeLlmReply | undefined {
   const session = (/Session \(oldest first\):\n([\s\S]*?)(\n\n(Items|Turns to compare):|$)/.exec(request.user)?.[1] ?? "").toLowerCase();
@@ -218,6 +222,12 @@ export function scriptedJudgement(request: FakeLlmRequest): FakeLlmReply | undef
         }),
       },
     };
+  }
+  if (request.schemaName === "session_outcome_inference") {
+    const failed = userTurns.some((line) => FAILURE_PHRASES.some((phrase) => line.includes(phrase)));
+    const satisfied = userTurns.some((line) => line.includes(SATISFIED_PHRASE));
+    const outcome = failed ? "failure" : satisfied ? "success" : "unknown";
+    return { json: { outcome, reason: `the user's turns read as ${outcome}` } };
   }
   if (request.schemaName === "shadow_comparison") {
     const turns = [...request.user.matchAll(/^\[(\d+)\] regular: (.*)\n {4}shadow: (.*)$/gm)];

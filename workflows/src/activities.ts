@@ -1,7 +1,7 @@
 // The one file of workflow code that names domain types; type imports only (useImportType), erased at build.
-import type { AggregationStepOutcome, EvaluationStepOutcome, LearningStepOutcome, ReembedProgress, StepOutcome } from "@als/core";
+import type { AggregationStepOutcome, LearningStepOutcome, ReembedProgress, SessionTimerOutcome, StepOutcome } from "@als/core";
 
-export type { StepOutcome };
+export type { SessionTimerOutcome, StepOutcome };
 
 export interface ReembedProfilesStepInput {
   orgId: string;
@@ -30,7 +30,8 @@ export interface Activities {
   aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
   generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
   purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;
-  evaluationStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<EvaluationStepOutcome>;
+  evaluationStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<SessionTimerOutcome>;
+  outcomeInferenceStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<SessionTimerOutcome>;
   evaluationJobStep(input: { orgId: string; projectId: string; jobId: string }): Promise<StepOutcome>;
   sampleStep(input: { orgId: string; projectId: string; sampleId: string }): Promise<StepOutcome>;
 }

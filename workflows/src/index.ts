@@ -8,6 +8,8 @@ export type { EvaluateSessionInput } from "./evaluate-session.ts";
 export { evaluateSessionWorkflow } from "./evaluate-session.ts";
 export type { GenerationRunInput } from "./generation-run.ts";
 export { generationRunWorkflow } from "./generation-run.ts";
+export type { InferSessionOutcomeInput } from "./infer-session-outcome.ts";
+export { inferSessionOutcomeWorkflow } from "./infer-session-outcome.ts";
 export type { LearnUserInput } from "./learn-user.ts";
 export { learnUserWorkflow, userPublishedSignal } from "./learn-user.ts";
 export type { PurgeOperationInput } from "./purge-operation.ts";

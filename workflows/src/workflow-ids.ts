@@ -16,3 +16,8 @@ export function learnUserWorkflowId(user: { orgId: string; projectId: string; us
 export function evaluateSessionWorkflowId(session: { orgId: string; projectId: string; sessionId: string }): string {
   return `evaluate:${session.orgId}:${session.projectId}:${session.sessionId}`;
 }
+
+/** One outcome inference timer per session: later publishes signal it. */
+export function inferSessionOutcomeWorkflowId(session: { orgId: string; projectId: string; sessionId: string }): string {
+  return `infer-outcome:${session.orgId}:${session.projectId}:${session.sessionId}`;
+}

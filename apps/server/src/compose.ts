@@ -5,6 +5,7 @@ import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregat
 import { startDataSourceSampleWorkflow } from "@als/workflows/start-data-source-sample";
 import { startEvaluateSessionWorkflow } from "@als/workflows/start-evaluate-session";
 import { startGenerationRunWorkflow } from "@als/workflows/start-generation-run";
+import { startInferSessionOutcomeWorkflow } from "@als/workflows/start-infer-session-outcome";
 import { startPurgeOperationWorkflow } from "@als/workflows/start-purge-operation";
 import { startRegenerateEvaluationsWorkflow } from "@als/workflows/start-regenerate-evaluations";
 import { Client, Connection } from "@temporalio/client";
@@ -45,6 +46,9 @@ export async function composeService(settings: Settings, log: Logger) {
     deps.schedulePurge = reporting("start the purge operation workflow", (scope, purgeId) => startPurgeOperationWorkflow(client, taskQueue, scope, purgeId));
     deps.scheduleEvaluation = reporting("start the session evaluation workflow", (scope, sessionId) =>
       startEvaluateSessionWorkflow(client, taskQueue, scope, sessionId),
+    );
+    deps.scheduleOutcomeInference = reporting("start or wake the outcome inference workflow", (scope, sessionId) =>
+      startInferSessionOutcomeWorkflow(client, taskQueue, scope, sessionId),
     );
     deps.scheduleEvaluationJob = reporting("start the regenerate workflow", (scope, jobId) =>
       startRegenerateEvaluationsWorkflow(client, taskQueue, scope, jobId),

@@ -6,12 +6,13 @@ import {
   runEvaluationStep,
   runGenerationStep,
   runLearningStep,
+  runOutcomeInferenceStep,
   runPurgeStep,
   runSampleStep,
   type StepOutcome,
 } from "@als/core";
 import type { Activities } from "@als/workflows/activities";
-import { evaluateSessionWorkflowId, learnUserWorkflowId } from "@als/workflows/workflow-ids";
+import { evaluateSessionWorkflowId, inferSessionOutcomeWorkflowId, learnUserWorkflowId } from "@als/workflows/workflow-ids";
 import { ApplicationFailure, Context } from "@temporalio/activity";
 
 const HEARTBEAT_MS = 5_000;
@@ -56,6 +57,9 @@ export function createActivities(deps: CoreDeps, options: { searchAttributes: bo
     // The session's lease token is its workflow id, as for learning: a retried attempt takes it over.
     evaluationStep: ({ orgId, projectId, sessionId }) =>
       withHeartbeat(() => runEvaluationStep(deps, { orgId, projectId }, sessionId, evaluateSessionWorkflowId({ orgId, projectId, sessionId }))),
+
+    outcomeInferenceStep: ({ orgId, projectId, sessionId }) =>
+      withHeartbeat(() => runOutcomeInferenceStep(deps, { orgId, projectId }, sessionId, inferSessionOutcomeWorkflowId({ orgId, projectId, sessionId }))),
 
     evaluationJobStep: ({ orgId, projectId, jobId }) =>
       withHeartbeat(() => logged("regenerate step", jobId, runEvaluationJobStep(deps, { orgId, projectId }, jobId, jobId))),

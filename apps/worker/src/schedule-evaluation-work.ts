@@ -1,6 +1,7 @@
 import type { CoreDeps } from "@als/core";
-import { evaluationJobs, evaluations } from "@als/db";
+import { evaluationJobs, sessionTimers } from "@als/db";
 import { startEvaluateSessionWorkflow } from "@als/workflows/start-evaluate-session";
+import { startInferSessionOutcomeWorkflow } from "@als/workflows/start-infer-session-outcome";
 import { startRegenerateEvaluationsWorkflow } from "@als/workflows/start-regenerate-evaluations";
 import type { Client } from "@temporalio/client";
 
@@ -10,8 +11,15 @@ import type { Client } from "@temporalio/client";
  * run. One already running is left alone. Returns how many sessions wait.
  */
 export async function scheduleWaitingEvaluations(client: Client, deps: CoreDeps, taskQueue: string): Promise<number> {
-  const sessions = await evaluations.findWaitingSessions(deps.db);
+  const sessions = await sessionTimers.findWaitingTimers(deps.db, "evaluation_sessions");
   for (const { sessionId, ...scope } of sessions) await startEvaluateSessionWorkflow(client, taskQueue, scope, sessionId);
+  return sessions.length;
+}
+
+/** Starts (or wakes) the outcome inference timer of every session that waits for one, as for evaluations. Returns how many sessions wait. */
+export async function scheduleWaitingInferences(client: Client, deps: CoreDeps, taskQueue: string): Promise<number> {
+  const sessions = await sessionTimers.findWaitingTimers(deps.db, "outcome_inferences");
+  for (const { sessionId, ...scope } of sessions) await startInferSessionOutcomeWorkflow(client, taskQueue, scope, sessionId);
   return sessions.length;
 }
 

@@ -4,7 +4,7 @@ import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { registerSearchAttributes } from "./register-search-attributes.ts";
-import { scheduleUnfinishedEvaluationJobs, scheduleWaitingEvaluations } from "./schedule-evaluation-work.ts";
+import { scheduleUnfinishedEvaluationJobs, scheduleWaitingEvaluations, scheduleWaitingInferences } from "./schedule-evaluation-work.ts";
 import { schedulePendingLearning } from "./schedule-pending-learning.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
@@ -69,6 +69,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     log.info("generation runs scheduled", { runs: await scheduleUnfinishedGenerationRuns(client, deps, temporal.taskQueue) });
     log.info("erasures scheduled", { purges: await scheduleUnfinishedPurges(client, deps, temporal.taskQueue) });
     log.info("session evaluations scheduled", { sessions: await scheduleWaitingEvaluations(client, deps, temporal.taskQueue) });
+    log.info("outcome inferences scheduled", { sessions: await scheduleWaitingInferences(client, deps, temporal.taskQueue) });
     log.info("regenerate jobs scheduled", { jobs: await scheduleUnfinishedEvaluationJobs(client, deps, temporal.taskQueue) });
     log.info("data-source samples scheduled", { samples: await scheduleUnfinishedSamples(client, deps, temporal.taskQueue) });
   } catch (error) {

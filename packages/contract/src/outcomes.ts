@@ -48,9 +48,16 @@ export const SessionOutcome = z.object({
   metadata: z.record(z.string(), z.unknown()).nullable(),
   source: z.string(),
   user_id: z.string(),
-  is_inferred: z.boolean(),
+  is_inferred: z
+    .boolean()
+    .describe(
+      "True for the service's placeholder, inferred by an LLM judge for a session where a playbook was served or cited (after about ten minutes of quiet, or the user's reply after the playbook was used); metadata holds inference_reason and inference_prompt. Your own report displaces it",
+    ),
   ...OutcomeIdentities,
-  trajectory_through_request_id: z.string().nullable(),
+  trajectory_through_request_id: z
+    .string()
+    .nullable()
+    .describe("The last request an inferred outcome covers (it moves as the session goes on); null for a caller-reported outcome"),
   created_at: UnixSeconds.describe("When the row was written"),
 });
 

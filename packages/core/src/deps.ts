@@ -36,6 +36,8 @@ export interface CoreDeps {
   schedulePurge?: (scope: Scope, purgeId: string) => Promise<void> | void;
   /** Tells the orchestrator that a session sampled for evaluation waits for its inactivity delay (the reconciler, or a Temporal workflow). */
   scheduleEvaluation?: (scope: Scope, sessionId: string) => Promise<void> | void;
+  /** Tells the orchestrator that a session's outcome inference waits for its timer, or is due now (the reconciler, or a Temporal workflow). */
+  scheduleOutcomeInference?: (scope: Scope, sessionId: string) => Promise<void> | void;
   /** Tells the orchestrator that a regenerate job waits to run. */
   scheduleEvaluationJob?: (scope: Scope, jobId: string) => Promise<void> | void;
   /** Unset: connections reach the providers' public hosts, credentials sealed under the database's key. */
@@ -54,6 +56,8 @@ export interface DataSourceSettings {
 export interface LearningSettings {
   /** A short window runs once its session has been quiet this long. Default six hours. */
   sessionInactivitySeconds?: number;
+  /** A session that used a playbook has its outcome inferred once quiet this long. Default DEFAULT_OUTCOME_QUIET_SECONDS. */
+  outcomeQuietSeconds?: number;
   /**
    * Users whose windows the reconciler learns from at once: each mostly waits on the LLM, so this
    * follows the provider's concurrency (LLM_CONCURRENCY), not the cores. Default DEFAULT_LEARNING_CONCURRENCY.

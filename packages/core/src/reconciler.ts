@@ -3,29 +3,32 @@ import {
   dataSourceSamples,
   documentExpansion,
   evaluationJobs,
-  evaluations,
   generationRuns,
   learning,
   purgeOperations,
   type Scope,
+  type SessionTimerTable,
+  sessionTimers,
   staleEmbeddings,
 } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { BackgroundLoop } from "./background-loop.ts";
 import { runSampleStep } from "./data-sources/sample-step.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
+import type { SessionTimerOutcome } from "./durable/session-timer-step.ts";
 import { runEvaluationStep } from "./evaluation/evaluation-step.ts";
 import { runEvaluationJobStep } from "./evaluation/regenerate.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
 import { runPurgeStep } from "./governance/purge-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
+import { runOutcomeInferenceStep } from "./outcomes/infer-session-outcome.ts";
 import { type ReembedProgress, reembedStaleRowsStep } from "./reembed-stale-rows.ts";
 import { startDocumentExpansionLoop } from "./search/document-expansion-loop.ts";
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
-/** Sessions one pass grades at most; the next pass (the wake-up timer's) takes the rest. */
-const EVALUATION_BATCH = 500;
+/** Sessions one pass takes per kind of session timer at most; the next pass (the wake-up timer's) takes the rest. */
+const SESSION_TIMER_BATCH = 500;
 /** How soon a user whose lease another step held is tried again. */
 const BUSY_RETRY_SECONDS = 5;
 /** How often sleeping users are checked against the clock. */
@@ -134,7 +137,8 @@ export class Reconciler {
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
         await dataSourceSamples.expireSampleLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
-        await evaluations.releaseAllSessionLeases(this.deps.db);
+        await sessionTimers.releaseAllTimerLeases(this.deps.db, "evaluation_sessions");
+        await sessionTimers.releaseAllTimerLeases(this.deps.db, "outcome_inferences");
         await evaluationJobs.expireJobLeases(this.deps.db, this.deps.now());
         await this.reembedStaleRows();
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
@@ -159,6 +163,7 @@ export class Reconciler {
         this.runDueOperations(),
         this.runDuePurges(),
         this.runDueEvaluations(lanes),
+        this.runDueInferences(lanes),
         this.runDueEvaluationJobs(),
         this.runDueSamples(),
       ]);
@@ -221,19 +226,33 @@ export class Reconciler {
    * time. Without a provider they are left waiting: nothing is dropped, and a restart with one
    * configured grades them.
    */
-  private async runDueEvaluations(lanes: number): Promise<void> {
+  private runDueEvaluations(lanes: number): Promise<void> {
+    return this.runDueSessionTimers("evaluation_sessions", lanes, (scope, sessionId) => runEvaluationStep(this.deps, scope, sessionId));
+  }
+
+  /** Infers the outcomes of the sessions that used a playbook and are due (quiet, or replied to); like evaluations, they wait for a provider. */
+  private runDueInferences(lanes: number): Promise<void> {
+    return this.runDueSessionTimers("outcome_inferences", lanes, (scope, sessionId) => runOutcomeInferenceStep(this.deps, scope, sessionId));
+  }
+
+  /** Runs the step of each due session of a kind of session timer, `lanes` at a time; more due ones ask for another pass. */
+  private async runDueSessionTimers(
+    table: SessionTimerTable,
+    lanes: number,
+    step: (scope: Scope, sessionId: string) => Promise<SessionTimerOutcome>,
+  ): Promise<void> {
     if (!this.deps.llm) return;
-    const due = await evaluations.findDueSessions(this.deps.db, this.deps.now(), EVALUATION_BATCH);
+    const due = await sessionTimers.findDueTimers(this.deps.db, table, this.deps.now(), SESSION_TIMER_BATCH);
     const next = () => due.shift();
     await Promise.all(
       Array.from({ length: lanes }, async () => {
         for (let session = next(); session !== undefined; session = next()) {
           const { sessionId, ...scope } = session;
-          await runEvaluationStep(this.deps, scope, sessionId);
+          await step(scope, sessionId);
         }
       }),
     );
-    if (due.length === 0 && (await evaluations.findDueSessions(this.deps.db, this.deps.now(), 1)).length > 0) this.again = true;
+    if ((await sessionTimers.findDueTimers(this.deps.db, table, this.deps.now(), 1)).length > 0) this.again = true;
   }
 
   /** One attempt at each runnable regenerate job; a job left to retry now asks for another pass. */
@@ -305,6 +324,7 @@ export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => vo
   deps.scheduleGenerationRun = () => reconciler.poke();
   deps.schedulePurge = () => reconciler.poke();
   deps.scheduleEvaluation = () => reconciler.poke();
+  deps.scheduleOutcomeInference = () => reconciler.poke();
   deps.scheduleEvaluationJob = () => reconciler.poke();
   deps.scheduleSample = () => reconciler.poke();
   return reconciler;

@@ -62,6 +62,8 @@ const Environment = z.object({
   LLM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_LEARNING_CONCURRENCY),
   /** How long a session must be quiet before its short window is learned from and its evaluation graded (the contract's six hours by default). */
   SESSION_INACTIVITY_SECONDS: z.coerce.number().int().min(1).optional(),
+  /** How long a session that used a playbook must be quiet before its outcome is inferred (the contract's about ten minutes by default). */
+  OUTCOME_INFERENCE_QUIET_SECONDS: z.coerce.number().int().min(1).optional(),
   /** Operator switch: false lifts the five-second deadline of POST /api/search. */
   SERVICE_SEARCH_DEADLINE_ENABLED: z.enum(["true", "false"]).default("true"),
   /**
@@ -206,6 +208,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
     learning: {
       concurrency: e.LLM_CONCURRENCY,
       ...(e.SESSION_INACTIVITY_SECONDS !== undefined && { sessionInactivitySeconds: e.SESSION_INACTIVITY_SECONDS }),
+      ...(e.OUTCOME_INFERENCE_QUIET_SECONDS !== undefined && { outcomeQuietSeconds: e.OUTCOME_INFERENCE_QUIET_SECONDS }),
     } satisfies LearningSettings,
     crashPoints: new Set(listOf(e.CRASH_POINTS)) as ReadonlySet<string>,
     dataSources: {

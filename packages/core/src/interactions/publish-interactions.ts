@@ -3,6 +3,7 @@ import { type InteractionInsert, interactions, learning, type RequestRecord, req
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { noteEvaluationActivity } from "../evaluation/note-session-activity.ts";
+import { noteOutcomeActivity } from "../outcomes/note-outcome-activity.ts";
 import { assignExperimentArm } from "../search/experiment-assignment.ts";
 import { exposureReceiptDigest, verifyExposureReceipt } from "../search/exposure-receipts.ts";
 import { admitPublish } from "./publish-admission.ts";
@@ -82,11 +83,13 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
     const interactionIds = await interactions.insertInteractions(tx, scope, rows);
     await learning.ensureCursors(tx, scope, input.user_id);
     const evaluationDue = kept.length > 0 && (await noteEvaluationActivity(deps, tx, scope, config, request, kept));
-    return { request, interactionIds, evaluationDue };
+    const inferenceDue = kept.length > 0 && (await noteOutcomeActivity(deps, tx, scope, request, kept));
+    return { request, interactionIds, evaluationDue, inferenceDue };
   }, admission);
-  const { evaluationDue, ...committed } = await admission.answer(committing);
+  const { evaluationDue, inferenceDue, ...committed } = await admission.answer(committing);
   await deps.scheduleLearning?.(scope, input.user_id);
   if (evaluationDue) await deps.scheduleEvaluation?.(scope, input.session_id);
+  if (inferenceDue) await deps.scheduleOutcomeInference?.(scope, input.session_id);
   return { ...committed, warnings };
 }
 

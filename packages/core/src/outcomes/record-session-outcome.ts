@@ -1,14 +1,10 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { AppError, type RecordSessionOutcomeRequest, type RecordSessionOutcomeResponse } from "@als/contract";
-import { type Scope, type SessionOutcomeRecord, sessionOutcomes } from "@als/db";
+import { outcomeInferences, type Scope, type SessionOutcomeRecord, sessionOutcomes } from "@als/db";
 import canonicalize from "canonicalize";
 import type { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
-
-/** Changes when what a report means changes: a report digested under another version is not an exact retry. */
-const OUTCOME_CONTRACT_VERSION = "session_outcome/1";
-
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+import { type OutcomePayload, outcomeDigests } from "./outcome-digests.ts";
 
 type RecordResult = z.input<typeof RecordSessionOutcomeResponse>;
 
@@ -17,7 +13,8 @@ type RecordResult = z.input<typeof RecordSessionOutcomeResponse>;
  * (by created_at, request_id) names the user and the source. A caller's report is final: an exact
  * retry (same payload, same contract, same session requests) answers recorded false with the same
  * identities, anything else success false with reason conflicting_finalization, the original
- * unchanged. An inferred placeholder is displaced: archived, and the report takes revision 2.
+ * unchanged. An inferred placeholder is displaced: archived, and the report takes revision 2 (and
+ * the session is never inferred again).
  * Outcomes never change profiles or playbooks.
  */
 export async function recordSessionOutcome(deps: CoreDeps, scope: Scope, input: RecordSessionOutcomeRequest): Promise<RecordResult> {
@@ -27,7 +24,7 @@ export async function recordSessionOutcome(deps: CoreDeps, scope: Scope, input: 
     const requests = await sessionOutcomes.sessionRequests(tx, scope, input.session_id);
     const earliest = requests[0];
     if (earliest === undefined) throw new AppError("not_found", `session ${input.session_id} has no published request: publish one before its outcome`);
-    const payload = {
+    const payload: OutcomePayload = {
       session_id: input.session_id,
       outcome: input.outcome,
       occurred_at: input.occurred_at,
@@ -35,9 +32,11 @@ export async function recordSessionOutcome(deps: CoreDeps, scope: Scope, input: 
       value: input.value ?? null,
       metadata: input.metadata ?? null,
     };
-    const contractDigest = sha256(`${OUTCOME_CONTRACT_VERSION}\n${canonicalize(payload)}`);
     // The trajectory the outcome finalizes: the session's requests, in order.
-    const trajectoryDigest = sha256(requests.map((request) => request.request_id).join("\n"));
+    const { outcome_contract_digest: contractDigest, finalized_trajectory_digest: trajectoryDigest } = outcomeDigests(
+      payload,
+      requests.map((request) => request.request_id),
+    );
 
     const existing = await sessionOutcomes.findActiveOutcome(tx, scope, input.session_id);
     if (existing !== null && !existing.is_inferred) {
@@ -50,6 +49,8 @@ export async function recordSessionOutcome(deps: CoreDeps, scope: Scope, input: 
         : { success: false, recorded: false, reason: "conflicting_finalization", ...identitiesOf(existing) };
     }
     if (existing !== null) await sessionOutcomes.archiveOutcome(tx, scope, existing.outcome_id, now);
+    // The caller's report is final: the session's inference stops for good.
+    await outcomeInferences.settleInference(tx, scope, input.session_id, now);
     const row: SessionOutcomeRecord = {
       ...payload,
       outcome_id: randomUUID(),

@@ -22,7 +22,8 @@ export interface EvaluationSessionRecord {
   retry_at: number | null;
 }
 
-const SESSION_COLUMNS = `session_id, user_id, source, agent_version, evaluation_only, success_sampled, learning_sampled, has_shadow,
+/** The columns of an EvaluationSessionRecord, as a claim (session-timers.ts) returns them. */
+export const EVALUATION_SESSION_COLUMNS = `session_id, user_id, source, agent_version, evaluation_only, success_sampled, learning_sampled, has_shadow,
   last_activity_at, due_at, status, failure, attempts, retry_at`;
 
 export interface SessionActivity {
@@ -74,89 +75,6 @@ export async function noteSessionActivity(tx: Sql, scope: Scope, activity: Sessi
     ],
   );
   return row?.was_waiting !== true;
-}
-
-export async function readEvaluationSession(sql: Sql, scope: Scope, sessionId: string): Promise<EvaluationSessionRecord | undefined> {
-  const [row] = await sql.query<EvaluationSessionRecord>(
-    `SELECT ${SESSION_COLUMNS} FROM evaluation_sessions WHERE org_id = $1 AND project_id = $2 AND session_id = $3`,
-    [scope.orgId, scope.projectId, sessionId],
-  );
-  return row;
-}
-
-/**
- * Takes a waiting session whose delay (and retry backoff) has passed, unless a live lease holds it;
- * a lease this token already holds (a retried activity) is taken over.
- */
-export async function claimDueSession(
-  sql: Sql,
-  scope: Scope,
-  sessionId: string,
-  leaseToken: string,
-  now: number,
-  leaseSeconds: number,
-): Promise<EvaluationSessionRecord | undefined> {
-  const [row] = await sql.query<EvaluationSessionRecord>(
-    `UPDATE evaluation_sessions SET lease_token = $4, lease_expires_at = $5, attempts = attempts + 1
-      WHERE org_id = $1 AND project_id = $2 AND session_id = $3 AND status = 'waiting' AND due_at <= $6
-        AND coalesce(retry_at, 0) <= $6 AND (lease_token IS NULL OR lease_token = $4 OR lease_expires_at <= $6)
-      RETURNING ${SESSION_COLUMNS}`,
-    [scope.orgId, scope.projectId, sessionId, leaseToken, now + leaseSeconds, now],
-  );
-  return row;
-}
-
-/** Leaves the session waiting with the attempt's failure and when to try again (null: when something changes); only its lease holder may. */
-export async function releaseSession(
-  sql: Sql,
-  scope: Scope,
-  sessionId: string,
-  leaseToken: string,
-  change: { failure: string | null; retryAt: number | null },
-): Promise<void> {
-  await sql.query(
-    `UPDATE evaluation_sessions SET lease_token = NULL, lease_expires_at = NULL, failure = $5, retry_at = $6
-      WHERE org_id = $1 AND project_id = $2 AND session_id = $3 AND lease_token = $4`,
-    [scope.orgId, scope.projectId, sessionId, leaseToken, change.failure, change.retryAt],
-  );
-}
-
-/**
- * Marks the session graded, in the transaction that saved its results; only while this lease holds
- * it and no publish moved it since it was read (then it stays waiting for its new deadline, and the
- * transaction must roll back).
- */
-export async function markSessionGraded(tx: Sql, scope: Scope, sessionId: string, leaseToken: string, lastActivityAt: number, now: number): Promise<boolean> {
-  const rows = await tx.query(
-    `UPDATE evaluation_sessions SET status = 'graded', graded_at = $6, failure = NULL, retry_at = NULL, attempts = 0,
-        lease_token = NULL, lease_expires_at = NULL
-      WHERE org_id = $1 AND project_id = $2 AND session_id = $3 AND lease_token = $4 AND last_activity_at = $5 AND status = 'waiting'
-      RETURNING 1`,
-    [scope.orgId, scope.projectId, sessionId, leaseToken, lastActivityAt, now],
-  );
-  return rows.length > 0;
-}
-
-/** Waiting sessions whose time has come (and whose retry is due), across projects: what a reconciler pass grades. */
-export async function findDueSessions(sql: Sql, now: number, limit: number): Promise<(Scope & { sessionId: string })[]> {
-  return sql.query(
-    `SELECT org_id AS "orgId", project_id AS "projectId", session_id AS "sessionId" FROM evaluation_sessions
-      WHERE status = 'waiting' AND due_at <= $1 AND coalesce(retry_at, 0) <= $1 AND (lease_token IS NULL OR lease_expires_at <= $1)
-      ORDER BY due_at LIMIT $2`,
-    [now, limit],
-  );
-}
-
-/** Every waiting session, across projects: what a starting worker hands to Temporal (a start that reached it before is left alone). */
-export async function findWaitingSessions(sql: Sql): Promise<(Scope & { sessionId: string })[]> {
-  return sql.query(
-    `SELECT org_id AS "orgId", project_id AS "projectId", session_id AS "sessionId" FROM evaluation_sessions WHERE status = 'waiting' ORDER BY due_at`,
-  );
-}
-
-/** Frees every lease (the embedded process that held them is gone). */
-export async function releaseAllSessionLeases(sql: Sql): Promise<void> {
-  await sql.query("UPDATE evaluation_sessions SET lease_token = NULL, lease_expires_at = NULL WHERE lease_token IS NOT NULL");
 }
 
 export async function countWaitingSessions(sql: Sql, scope: Scope): Promise<number> {
@@ -503,16 +421,6 @@ export async function recentShadowVerdicts(
        FROM shadow_comparisons WHERE ${where.join(" AND ")} ORDER BY created_at DESC, verdict_id DESC LIMIT ${params.add(limit)}`,
     params.values,
   );
-}
-
-/** Notes why a waiting session is not graded yet, leaving it waiting (no provider configured). */
-export async function noteSessionWaiting(sql: Sql, scope: Scope, sessionId: string, failure: string): Promise<void> {
-  await sql.query("UPDATE evaluation_sessions SET failure = $4 WHERE org_id = $1 AND project_id = $2 AND session_id = $3 AND status = 'waiting'", [
-    scope.orgId,
-    scope.projectId,
-    sessionId,
-    failure,
-  ]);
 }
 
 /** Serialises on-demand grades of one (session, agent_version) until the transaction `tx` ends. */

@@ -110,3 +110,26 @@ export async function listOutcomes(sql: Sql, scope: Scope, filters: OutcomeFilte
     params.values,
   );
 }
+
+/**
+ * Refreshes an inferred row as its session went on: what it says, its digests and the last request
+ * it covers change; its outcome_id and revision do not.
+ */
+export async function refreshInferredOutcome(tx: Sql, scope: Scope, row: SessionOutcomeRecord): Promise<void> {
+  await tx.query(
+    `UPDATE session_outcomes SET outcome = $4, occurred_at = $5, metadata = $6::jsonb, outcome_contract_digest = $7,
+        finalized_trajectory_digest = $8, trajectory_through_request_id = $9
+      WHERE org_id = $1 AND project_id = $2 AND outcome_id = $3 AND is_inferred AND archived_at IS NULL`,
+    [
+      scope.orgId,
+      scope.projectId,
+      row.outcome_id,
+      row.outcome,
+      row.occurred_at,
+      row.metadata,
+      row.outcome_contract_digest,
+      row.finalized_trajectory_digest,
+      row.trajectory_through_request_id,
+    ],
+  );
+}

@@ -44,6 +44,7 @@ export const SUBJECT_TABLES = [
   { table: "agent_success_evaluations", key: "result_id", keyType: "bigint" },
   { table: "retrieved_learning_evaluations", key: "result_id", keyType: "bigint" },
   { table: "shadow_comparisons", key: "verdict_id", keyType: "bigint" },
+  { table: "outcome_inferences", key: "session_id", keyType: "text" },
 ] as const satisfies readonly SubjectTable[];
 
 export type SubjectSection = (typeof SUBJECT_TABLES)[number]["table"];
