@@ -69,6 +69,11 @@ export class Reconciler {
   private readonly due = new Set<UserKey>();
   /** Lanes learning from due users; each takes one user at a time until none is due. */
   private readonly lanes = new Set<Promise<void>>();
+  /**
+   * Users a lane is learning from now. One queued again meanwhile stays queued until that lane is
+   * done with them: another lane would only find their lease held and put them to sleep.
+   */
+  private readonly inLane = new Set<UserKey>();
   private readonly sleeping = new Map<UserKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
   private analyzedAt = -Infinity;
@@ -175,8 +180,8 @@ export class Reconciler {
   /** Each lane learns from one user at a time and mostly waits on the LLM: as many lanes as the provider takes calls. */
   private startLanes(): void {
     const limit = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
-    // A lane takes its first user synchronously, so the due set shrinks as lanes start.
-    while (this.lanes.size < limit && this.due.size > 0) {
+    // A lane takes its first user synchronously, so a started lane leaves one user fewer to take.
+    while (this.lanes.size < limit && this.nextDue() !== undefined) {
       const lane: Promise<void> = this.drainDueUsers().finally(() => this.lanes.delete(lane));
       this.lanes.add(lane);
     }
@@ -189,6 +194,7 @@ export class Reconciler {
   private async drainDueUsers(): Promise<void> {
     for (let key = this.takeDue(); key !== undefined; key = this.takeDue()) {
       const { scope, userId } = parseKey(key);
+      this.inLane.add(key);
       try {
         let outcome: LearningStepOutcome;
         do outcome = await runLearningStep(this.deps, scope, userId);
@@ -199,6 +205,8 @@ export class Reconciler {
         // Storage trouble: keep the user and try on a later pass.
         this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
         this.onError(error);
+      } finally {
+        this.inLane.delete(key);
       }
     }
   }
@@ -298,8 +306,14 @@ export class Reconciler {
     }
   }
 
+  /** The first queued user no lane is learning from now. */
+  private nextDue(): UserKey | undefined {
+    for (const key of this.due) if (!this.inLane.has(key)) return key;
+    return undefined;
+  }
+
   private takeDue(): UserKey | undefined {
-    const [next] = this.due;
+    const next = this.nextDue();
     if (next !== undefined) this.due.delete(next);
     return next;
   }
