@@ -150,6 +150,10 @@ const RESULT_COLUMNS = `result_id, user_id, session_id, agent_version, source, e
 
 /** Saves a session's verdict as its current one (the one before is superseded); returns its id. */
 export async function insertSuccessResult(tx: Sql, scope: Scope, result: SuccessResultInsert, now: number): Promise<number> {
+  // One writer of a session's current verdict at a time (a sampled grade, a regrade and grades on
+  // demand of other agent versions may meet): without it, a second writer's UPDATE waits on the row
+  // the first superseded, skips it, misses the first's new row and inserts a second current one.
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext($1))", [JSON.stringify(["current_verdict", scope.orgId, scope.projectId, result.session_id])]);
   await tx.query(
     "UPDATE agent_success_evaluations SET superseded_at = $4 WHERE org_id = $1 AND project_id = $2 AND session_id = $3 AND superseded_at IS NULL",
     [scope.orgId, scope.projectId, result.session_id, now],
