@@ -1,0 +1,288 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { DEFAULT_SESSION_INACTIVITY_SECONDS } from "@als/core";
+import { organizations } from "@als/db";
+import { createOrganization, openSession } from "@als/identity";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { STAGING_QUESTION, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
+import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { bearer } from "../../../test/support/tenants.ts";
+import { CONSOLE_DIST } from "../../server/src/http/console-files.ts";
+
+// The operator console in Debian's chromium, driven by playwright-core, against the real server
+// listening on a port (hosted mode: every call needs a credential) with the scripted LLM. The member
+// signs in, creates an API key, walks the onboarding to completion while the test acts as the agent
+// over REST, approves a playbook, answers a question, reads the evaluation and erases a user.
+// Screenshots of every page go to test-artifacts/console/ (gitignored).
+
+const ARTIFACTS = resolve(import.meta.dir, "../../../test-artifacts/console");
+const PASSWORD = "console test password 1";
+const EMAIL = `owner-${crypto.randomUUID().slice(0, 8)}@console.example`;
+
+let scripted: Awaited<ReturnType<typeof startScriptedLlm>>;
+let svc: TestService;
+let browser: Browser;
+let page: Page;
+let origin: string;
+let sessionToken: string;
+let apiKey: string;
+
+beforeAll(async () => {
+  // A single-file run on a fresh checkout has no build yet; scripts/test builds before the suites.
+  if (!existsSync(resolve(CONSOLE_DIST, "index.html"))) {
+    const build = Bun.spawnSync(["bash", resolve(import.meta.dir, "../../../scripts/build-console")], { stderr: "inherit" });
+    if (build.exitCode !== 0) throw new Error("scripts/build-console failed");
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+  scripted = await startScriptedLlm();
+  svc = await startTestService({ llm: scripted.llm, authMode: "required" });
+  const { orgId, owner } = await createOrganization(svc.deps, { name: "Console Co", ownerEmail: EMAIL, ownerPassword: PASSWORD, emailVerified: true });
+  await organizations.setGovernanceEntitlement(svc.deps.db, orgId, true);
+  sessionToken = (await openSession(svc.deps, owner, "login")).token;
+  svc.app.listen({ hostname: "127.0.0.1", port: 0 });
+  origin = `http://127.0.0.1:${svc.app.server!.port}`;
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // Every wait of the browser is bounded.
+  page.setDefaultTimeout(15_000);
+});
+afterAll(async () => {
+  await browser?.close();
+  await svc?.app.stop();
+  await svc?.close();
+  scripted?.server.close();
+});
+
+/** A REST call over real HTTP, as an agent (API key) or a member's script (session token) makes it. */
+async function rest(method: string, path: string, token: string, body?: unknown) {
+  const response = await fetch(`${origin}${path}`, {
+    method,
+    headers: { ...bearer(token), ...(body !== undefined && { "content-type": "application/json" }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** How far the page is wider than the window, in pixels (run in the browser, which has the DOM). */
+const OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth";
+
+const shot = (name: string) => page.screenshot({ path: resolve(ARTIFACTS, `${name}.png`), fullPage: true });
+const open = (pageId: string) => page.getByRole("link", { name: pageId, exact: true }).click();
+const stepDone = (id: string) => page.locator(`li.step.complete[data-step="${id}"]`).waitFor();
+const checkProgress = () => page.getByRole("button", { name: "Check progress" }).click();
+
+describe("the operator console", () => {
+  test("is served at /console with its security headers, and the bare path redirects", async () => {
+    const index = await fetch(`${origin}/console/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get("content-type")).toContain("text/html");
+    expect(index.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(await index.text()).toContain('<div id="root">');
+    expect((await fetch(`${origin}/console`, { redirect: "manual" })).headers.get("location")).toBe("/console/");
+    expect((await fetch(`${origin}/console/assets/nothing.js`)).status).toBe(404);
+    expect((await fetch(`${origin}/console/..%2f..%2fpackage.json`)).status).toBe(404);
+  });
+
+  test("a wrong password is refused with the service's message; the right one signs in", async () => {
+    await page.goto(`${origin}/console/`);
+    await page.getByLabel("Email").fill(EMAIL);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("wrong email or password");
+    await shot("01-sign-in");
+    await page.getByLabel("Password").fill(PASSWORD);
+    // Enter submits: the form works from the keyboard.
+    await page.getByLabel("Password").press("Enter");
+    await page.getByRole("heading", { name: "Onboarding" }).waitFor();
+    expect(await page.getByLabel("Project").inputValue()).toBe("default");
+  });
+
+  test("onboarding starts with the API key step ready; the key is created on its page and shown once", async () => {
+    await page.getByRole("button", { name: "Start the walkthrough" }).click();
+    await page.locator('li.step.ready[data-step="create_api_key"]').waitFor();
+    expect(await page.getByRole("status").first().textContent()).toContain("0 of 8 steps complete");
+    await shot("02-onboarding-start");
+    await page.getByRole("link", { name: "Create a key on the API keys page" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await page.getByLabel("Name").fill("support agent");
+    await page.getByRole("button", { name: "Create key for default" }).click();
+    apiKey = await page.getByTestId("new-key").inputValue();
+    expect(apiKey.length).toBeGreaterThan(20);
+    await page.getByRole("button", { name: /Revoke key support agent/ }).waitFor();
+    await shot("03-api-keys-created");
+    // The key works for the agent, and the console never shows its value again.
+    expect((await rest("GET", "/api/whoami", apiKey)).status).toBe(200);
+    await open("Onboarding");
+    await stepDone("create_api_key");
+    await open("API keys");
+    await page.getByRole("button", { name: /Revoke key support agent/ }).waitFor();
+    expect(await page.content()).not.toContain(apiKey);
+  });
+
+  test("the walkthrough completes from the agent's real calls and the member's clicks", async () => {
+    await open("Onboarding");
+    const run = (await rest("GET", "/api/projects/default/onboarding", sessionToken)).body.run;
+    // The agent publishes the sample with the key; the scripted model extracts a profile and a playbook.
+    const published = await rest("POST", "/api/publish_interaction", apiKey, {
+      user_id: run.user_id,
+      session_id: run.session_id,
+      source: run.source,
+      force_extraction: true,
+      interaction_data_list: [
+        { role: "User", content: "I am vegan and I own a golden retriever. What should I cook tonight?" },
+        { role: "Agent", content: "Try roast chicken.", expert_content: "Try a chickpea curry, fully vegan." },
+      ],
+    });
+    expect(published.status).toBe(200);
+    await svc.learningIdle();
+    await checkProgress();
+    await stepDone("publish_conversation");
+    await stepDone("extract_learnings");
+    await page
+      .getByRole("button", { name: /Mark “profile” as viewed/ })
+      .first()
+      .click();
+    await stepDone("view_learning");
+    // A search with the API key that serves a learning of the sample.
+    expect((await rest("POST", "/api/search", apiKey, { query: "what diet does the user follow", user_id: run.user_id })).status).toBe(200);
+    await checkProgress();
+    await stepDone("retrieve_learning");
+    // The session goes quiet and is graded.
+    svc.clock.now += DEFAULT_SESSION_INACTIVITY_SECONDS + 1;
+    svc.reconciler.poke();
+    await svc.learningIdle();
+    await checkProgress();
+    await stepDone("grade_session");
+    await page.getByRole("button", { name: "Mark the evaluation as viewed" }).click();
+    await stepDone("view_evaluation");
+    await page.getByRole("button", { name: "Defer the experiment" }).click();
+    await stepDone("set_up_experiment");
+    await page.getByText("8 of 8 steps complete").waitFor();
+    await shot("04-onboarding-complete");
+    const status = (await rest("GET", "/api/projects/default/onboarding", sessionToken)).body;
+    expect(status.steps.every((step: { complete: boolean }) => step.complete)).toBe(true);
+  });
+
+  test("the learnings browser lists, searches and filters, and shows an agent playbook's lineage", async () => {
+    const source = (await rest("POST", "/api/get_user_playbooks", apiKey, {})).body.user_playbooks[0];
+    expect(source.content).toContain("vegan");
+    const added = await rest("POST", "/api/add_agent_playbook", apiKey, {
+      agent_playbooks: [
+        { playbook_name: "vegan recipes", trigger: "Asked for a recipe", content: "Suggest vegan dishes", source_user_playbook_ids: [source.user_playbook_id] },
+      ],
+    });
+    expect(added.status).toBe(200);
+    await open("Learnings");
+    await page.getByText("Is vegan").waitFor();
+    await page.getByLabel("Search").fill("retriever");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Owns a golden retriever named Biscuit").waitFor();
+    expect(await page.getByText("Is vegan").count()).toBe(0);
+    await shot("05-learnings-profiles");
+    await page.getByRole("tab", { name: "User playbooks" }).click();
+    await page.getByLabel("Search").fill("");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Offer only vegan recipes and say they are vegan").waitFor();
+    await page.getByRole("tab", { name: "Agent playbooks" }).click();
+    await page.getByLabel("Approval").selectOption("PENDING");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Made from 1 user playbook").click();
+    await page.getByText(`#${source.user_playbook_id} (user`).waitFor();
+    await shot("06-learnings-agent-lineage");
+  });
+
+  test("the approval queue edits and approves a playbook, which agents then retrieve", async () => {
+    await open("Approval queue");
+    await page.getByRole("heading", { name: /vegan recipes/ }).waitFor();
+    await shot("07-approval-queue");
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Do").fill("Suggest vegan dishes and say they are vegan");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Suggest vegan dishes and say they are vegan").waitFor();
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Nothing found.").waitFor();
+    const approved = (await rest("POST", "/api/get_agent_playbooks", apiKey, {})).body.agent_playbooks;
+    expect(approved.map((each: { content: string; playbook_status: string }) => [each.content, each.playbook_status])).toEqual([
+      ["Suggest vegan dishes and say they are vegan", "approved"],
+    ]);
+  });
+
+  test("the questions inbox answers a question, and the learning goes on with the answer", async () => {
+    expect((await rest("POST", "/api/update_config", apiKey, { pending_tool_call_config: { enabled: true } })).status).toBe(200);
+    const asks = async (userId: string) => {
+      const publish = { user_id: userId, session_id: `${userId}-s`, force_extraction: true };
+      const content = "Please always use the staging account when you deploy for me.";
+      expect((await rest("POST", "/api/publish_interaction", apiKey, { ...publish, interaction_data_list: [{ role: "User", content }] })).status).toBe(200);
+      await svc.learningIdle();
+    };
+    await asks("ana");
+    await asks("bo");
+    await open("Questions");
+    await page.getByText(STAGING_QUESTION).first().waitFor();
+    expect(await page.getByRole("heading", { name: STAGING_QUESTION }).count()).toBe(2);
+    await shot("08-questions-inbox");
+    const ana = page.locator("article", { hasText: "About user ana" });
+    await ana.getByLabel("Your answer").fill("yes");
+    await ana.getByRole("button", { name: "Answer" }).click();
+    const bo = page.locator("article", { hasText: "About user bo" });
+    await bo.getByRole("button", { name: "Not applicable" }).click();
+    await page.getByText("Nothing found.").waitFor();
+    await svc.learningIdle();
+    const profiles = (await rest("POST", "/api/get_profiles", apiKey, { user_id: "ana" })).body.user_profiles;
+    expect(profiles.map((each: { content: string }) => each.content)).toContain("Prefers the staging account for deployments");
+    await page.getByLabel("Show").selectOption("resolved");
+    await page.getByText('Result: {"not_applicable":true}').waitFor();
+  });
+
+  test("the evaluation overview charts the graded session and shows the experiment's results", async () => {
+    expect((await rest("POST", "/api/retrieval_experiments", apiKey, { experiment_id: "exp-1", holdout_percentage: 50 })).status).toBe(200);
+    await open("Evaluation");
+    await page.getByText("Graded sessions", { exact: true }).waitFor();
+    expect(await page.locator(".tile", { hasText: "Graded sessions" }).locator("strong").textContent()).toBe("1");
+    // recharts draws the three charts as SVG once the data is in.
+    await page.locator(".chart svg.recharts-surface").nth(2).waitFor();
+    await page.getByText("Verdict: insufficient data").waitFor();
+    await shot("09-evaluation-overview");
+  });
+
+  test("the project switch shows another project's data; that project has no walkthrough", async () => {
+    expect((await rest("POST", "/api/account/projects", sessionToken, { project_id: "staging", name: "Staging" })).status).toBe(201);
+    await page.reload();
+    await page.getByLabel("Project").selectOption("staging");
+    await open("Onboarding");
+    await page.getByText("The walkthrough belongs to the organisation's default project").waitFor();
+    await open("Learnings");
+    await page.getByText("Nothing found.").waitFor();
+    await page.getByLabel("Project").selectOption("default");
+  });
+
+  test("erasing a user needs the id typed twice and the password, and completes", async () => {
+    await open("Erase a user");
+    await page.getByLabel("User ID to erase").fill("ana");
+    const erase = page.getByRole("button", { name: "Erase ana from default" });
+    expect(await erase.isDisabled()).toBe(true);
+    await page.getByLabel("Type the user ID again to confirm").fill("ana");
+    await page.getByLabel("Your password (opens a short governance session)").fill(PASSWORD);
+    await erase.click();
+    await page.getByText(/: complete/).waitFor();
+    await shot("10-erase-complete");
+    expect((await rest("POST", "/api/get_profiles", apiKey, { user_id: "ana" })).body.user_profiles).toEqual([]);
+  });
+
+  test("at phone width the navigation and pages fit the screen, and the keyboard reaches the skip link first", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open("Onboarding");
+    await page.getByText("8 of 8 steps complete").waitFor();
+    expect(await page.evaluate<number>(OVERFLOW)).toBeLessThanOrEqual(0);
+    await shot("11-phone-onboarding");
+    await open("Evaluation");
+    await page.locator(".chart svg.recharts-surface").first().waitFor();
+    expect(await page.evaluate<number>(OVERFLOW)).toBeLessThanOrEqual(0);
+    await shot("12-phone-evaluation");
+    await page.reload();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Skip to content");
+  });
+});
