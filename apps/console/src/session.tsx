@@ -1,5 +1,5 @@
 import { type Client, createClient } from "@als/client";
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from "react";
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 
 /** What a signed-in member's console remembers across reloads of the tab (never the password). */
 export interface StoredSession {
@@ -9,6 +9,8 @@ export interface StoredSession {
 }
 
 const STORAGE_KEY = "als-console-session";
+/** Dispatched on window when the service answers 401 to the member's session. */
+export const SESSION_ENDED = "als-console-session-ended";
 
 /**
  * The typed client acting as the member: the session token as the bearer, and the selected project in
@@ -30,6 +32,8 @@ export function memberClient(token: string, projectId: string | null): Client {
 
 interface SessionState {
   session: StoredSession | null;
+  /** Set when the service ended the session, for the sign-in page to say so. */
+  endedNotice: boolean;
   client: Client | null;
   signIn(session: StoredSession): void;
   switchProject(projectId: string): void;
@@ -50,20 +54,35 @@ function readStored(): StoredSession | null {
 /** Keeps the session in sessionStorage: it ends with the tab, and no other site can read it. */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<StoredSession | null>(readStored);
+  const [endedNotice, setEndedNotice] = useState(false);
   const save = useCallback((next: StoredSession | null) => {
     if (next) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(next));
     else sessionStorage.removeItem(STORAGE_KEY);
     setSession(next);
   }, []);
+  useEffect(() => {
+    const ended = () => {
+      // Signing in answers 401 to a wrong password: that is no session ending.
+      if (readStored() === null) return;
+      save(null);
+      setEndedNotice(true);
+    };
+    window.addEventListener(SESSION_ENDED, ended);
+    return () => window.removeEventListener(SESSION_ENDED, ended);
+  }, [save]);
   const value = useMemo<SessionState>(
     () => ({
       session,
+      endedNotice,
       client: session ? memberClient(session.token, session.projectId) : null,
-      signIn: save,
+      signIn: (next) => {
+        setEndedNotice(false);
+        save(next);
+      },
       switchProject: (projectId) => session && save({ ...session, projectId }),
       signOut: () => save(null),
     }),
-    [session, save],
+    [session, endedNotice, save],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

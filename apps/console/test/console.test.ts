@@ -121,6 +121,18 @@ describe("the operator console", () => {
     expect(await page.content()).not.toContain(apiKey);
   });
 
+  test("revoking a key asks once more, then the key stops working at once", async () => {
+    await page.getByLabel("Name").fill("old agent");
+    await page.getByRole("button", { name: "Create key for default" }).click();
+    const oldKey = await page.getByTestId("new-key").inputValue();
+    expect(oldKey).not.toBe(apiKey);
+    await page.getByRole("button", { name: /Revoke key old agent/ }).click();
+    await page.getByRole("button", { name: "Confirm: revoke old agent" }).click();
+    await page.getByRole("button", { name: /Revoke key old agent/ }).waitFor({ state: "detached" });
+    expect((await rest("GET", "/api/whoami", oldKey)).status).toBe(401);
+    expect((await rest("GET", "/api/whoami", apiKey)).status).toBe(200);
+  });
+
   test("the walkthrough completes from the agent's real calls and the member's clicks", async () => {
     await open("Onboarding");
     const run = (await rest("GET", "/api/projects/default/onboarding", sessionToken)).body.run;
@@ -140,6 +152,8 @@ describe("the operator console", () => {
     await checkProgress();
     await stepDone("publish_conversation");
     await stepDone("extract_learnings");
+    // The preview of the followed conversation, as stored.
+    await page.locator(".conversation", { hasText: "User: I am vegan and I own a golden retriever" }).waitFor();
     await page
       .getByRole("button", { name: /Mark “profile” as viewed/ })
       .first()
@@ -185,6 +199,13 @@ describe("the operator console", () => {
     await page.getByLabel("Search").fill("");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.getByText("Offer only vegan recipes and say they are vegan").waitFor();
+    await page.getByLabel("Tags (any of, comma-separated)").fill("travel, pets");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Nothing found.").waitFor();
+    await page.getByLabel("Tags (any of, comma-separated)").fill("travel, recipes");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Offer only vegan recipes and say they are vegan").waitFor();
+    await page.getByLabel("Tags (any of, comma-separated)").fill("");
     await page.getByRole("tab", { name: "Agent playbooks" }).click();
     await page.getByLabel("Approval").selectOption("PENDING");
     await page.getByRole("button", { name: "Apply" }).click();
@@ -282,7 +303,28 @@ describe("the operator console", () => {
     expect(await page.evaluate<number>(OVERFLOW)).toBeLessThanOrEqual(0);
     await shot("12-phone-evaluation");
     await page.reload();
+    await page.getByRole("heading", { name: "Evaluation" }).waitFor();
     await page.keyboard.press("Tab");
     expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Skip to content");
+  });
+
+  test("a dismissed checklist folds away, its progress kept", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await open("Onboarding");
+    await page.getByRole("button", { name: "Dismiss the checklist" }).click();
+    await page.getByText("8 of 8 steps complete — the core loop works (checklist dismissed).").waitFor();
+    expect(await page.locator("li.step").first().isVisible()).toBe(false);
+    expect((await rest("GET", "/api/projects/default/onboarding", sessionToken)).body.run.dismissed).toBe(true);
+  });
+
+  test("a session ended elsewhere sends the console back to sign-in, saying so", async () => {
+    const token = await page.evaluate<string>("JSON.parse(sessionStorage.getItem('als-console-session')).token");
+    expect((await rest("POST", "/api/account/logout", token)).status).toBe(200);
+    await open("Learnings");
+    await page.getByText("Your session ended: sign in again.").waitFor();
+    await page.getByLabel("Email").fill(EMAIL);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Learnings" }).waitFor();
   });
 });

@@ -21,9 +21,14 @@ export function ApiKeysPage() {
       return queries.invalidateQueries({ queryKey: ["api-keys"] });
     },
   });
+  // Revoking stops every agent using the key at once: the first click asks, the second revokes.
+  const [confirming, setConfirming] = useState<string | null>(null);
   const revoke = useMutation({
     mutationFn: (prefix: string) => client.account.deleteApiKey({ prefix }),
-    onSuccess: () => queries.invalidateQueries({ queryKey: ["api-keys"] }),
+    onSuccess: () => {
+      setConfirming(null);
+      return queries.invalidateQueries({ queryKey: ["api-keys"] });
+    },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -86,9 +91,15 @@ export function ApiKeysPage() {
               <td>{key.access}</td>
               <td>{formatTime(key.last_used_at)}</td>
               <td>
-                <button type="button" className="danger" onClick={() => revoke.mutate(key.prefix)} aria-label={`Revoke key ${key.name} (${key.prefix})`}>
-                  Revoke
-                </button>
+                {confirming === key.prefix ? (
+                  <button type="button" className="danger" disabled={revoke.isPending} onClick={() => revoke.mutate(key.prefix)}>
+                    Confirm: revoke {key.name}
+                  </button>
+                ) : (
+                  <button type="button" className="danger" onClick={() => setConfirming(key.prefix)} aria-label={`Revoke key ${key.name} (${key.prefix})`}>
+                    Revoke
+                  </button>
+                )}
               </td>
             </tr>
           ))}

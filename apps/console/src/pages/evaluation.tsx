@@ -1,3 +1,4 @@
+import type { Client } from "@als/client";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
@@ -7,7 +8,8 @@ import { useMember } from "../session.tsx";
 
 const WINDOWS = [7, 30, 90] as const;
 const DAY = 86_400;
-// Colours with at least 4.5:1 contrast on white, told apart by dash pattern too.
+// Colours with at least 4.5:1 contrast on white, told apart by dash pattern too. Charts do not
+// animate: numbers appear as they are, for people who prefer reduced motion and for screenshots.
 const REGULAR = "#1d4ed8";
 const SHADOW = "#b45309";
 
@@ -68,8 +70,17 @@ export function EvaluationPage() {
               <YAxis domain={[0, 1]} tickFormatter={(value: number) => `${value * 100}%`} />
               <Tooltip formatter={(value) => formatRate(value as number)} />
               <Legend />
-              <Line type="monotone" dataKey="regular" name="Regular" stroke={REGULAR} strokeWidth={2} connectNulls />
-              <Line type="monotone" dataKey="shadow" name="Shadow" stroke={SHADOW} strokeWidth={2} strokeDasharray="6 3" connectNulls />
+              <Line isAnimationActive={false} type="monotone" dataKey="regular" name="Regular" stroke={REGULAR} strokeWidth={2} connectNulls />
+              <Line
+                isAnimationActive={false}
+                type="monotone"
+                dataKey="shadow"
+                name="Shadow"
+                stroke={SHADOW}
+                strokeWidth={2}
+                strokeDasharray="6 3"
+                connectNulls
+              />
             </LineChart>
           </Chart>
 
@@ -86,8 +97,8 @@ export function EvaluationPage() {
               <YAxis allowDecimals={false} />
               <Tooltip />
               <Legend />
-              <Bar dataKey="current" name="This window" fill={REGULAR} />
-              <Bar dataKey="baseline" name="Previous window" fill={SHADOW} />
+              <Bar isAnimationActive={false} dataKey="current" name="This window" fill={REGULAR} />
+              <Bar isAnimationActive={false} dataKey="baseline" name="Previous window" fill={SHADOW} />
             </BarChart>
           </Chart>
 
@@ -100,9 +111,10 @@ export function EvaluationPage() {
               <XAxis dataKey="day" />
               <YAxis domain={[0, 1]} tickFormatter={(value: number) => `${value * 100}%`} />
               <Tooltip formatter={(value) => formatRate(value as number)} />
-              <Line type="monotone" dataKey="win_rate" name="Win rate" stroke={REGULAR} strokeWidth={2} />
+              <Line isAnimationActive={false} type="monotone" dataKey="win_rate" name="Win rate" stroke={REGULAR} strokeWidth={2} />
             </LineChart>
           </Chart>
+          <RuleAttribution rows={data.rule_attribution} />
         </>
       )}
       <Experiments />
@@ -143,6 +155,45 @@ function Chart({ title, note, children }: { title: string; note?: string; childr
         </ResponsiveContainer>
       </div>
     </figure>
+  );
+}
+
+type AttributionRow = Awaited<ReturnType<Client["evaluation"]["overview"]>>["rule_attribution"][number];
+
+/** The learnings given to graded sessions of the window and how those sessions ended, most sessions first. */
+function RuleAttribution({ rows }: { rows: AttributionRow[] }) {
+  return (
+    <section className="card" aria-labelledby="attribution-title">
+      <h2 id="attribution-title">Learnings in graded sessions</h2>
+      {rows.length === 0 ? (
+        <p className="muted">No graded session of the window was given a learning.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Learning</th>
+              <th scope="col">Sessions</th>
+              <th scope="col">Cited in</th>
+              <th scope="col">Net (successes − failures)</th>
+              <th scope="col">Success rate</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={`${row.kind}:${row.learning_id}`}>
+                <th scope="row">
+                  {row.kind.replace("_", " ")} {row.learning_id}
+                </th>
+                <td>{row.sessions}</td>
+                <td>{row.cited_sessions}</td>
+                <td>{row.net_sessions}</td>
+                <td>{formatRate(row.success_rate)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
 

@@ -15,10 +15,13 @@ const KINDS: { id: Kind; title: string }[] = [
 interface Filters {
   query: string;
   userId: string;
+  agentVersion: string;
+  /** Comma-separated; a playbook matches when it has any of them. */
+  tags: string;
   status: "" | "CURRENT" | "PENDING" | "ARCHIVED";
   playbookStatus: "" | "PENDING" | "APPROVED" | "REJECTED";
 }
-const NO_FILTERS: Filters = { query: "", userId: "", status: "", playbookStatus: "" };
+const NO_FILTERS: Filters = { query: "", userId: "", agentVersion: "", tags: "", status: "", playbookStatus: "" };
 
 /**
  * What the service learned: profiles and user playbooks per user, agent playbooks of the organisation
@@ -54,6 +57,18 @@ export function LearningsPage() {
             <input value={draft.userId} onChange={(event) => setDraft({ ...draft, userId: event.target.value })} />
           </label>
         )}
+        {kind !== "profiles" && (
+          <>
+            <label>
+              Agent version
+              <input value={draft.agentVersion} onChange={(event) => setDraft({ ...draft, agentVersion: event.target.value })} />
+            </label>
+            <label>
+              Tags (any of, comma-separated)
+              <input value={draft.tags} onChange={(event) => setDraft({ ...draft, tags: event.target.value })} />
+            </label>
+          </>
+        )}
         <label>
           Status
           <select value={draft.status} onChange={(event) => setDraft({ ...draft, status: event.target.value as Filters["status"] })}>
@@ -85,7 +100,18 @@ export function LearningsPage() {
   );
 }
 
-const statusOf = (filters: Filters) => (filters.status ? [filters.status] : undefined);
+/** The filters every playbook read and search of the service takes alike. */
+function playbookFilters(filters: Filters) {
+  const tags = filters.tags
+    .split(",")
+    .map((tag) => tag.trim())
+    .filter(Boolean);
+  return {
+    status_filter: filters.status ? [filters.status] : undefined,
+    ...(filters.agentVersion && { agent_version: filters.agentVersion }),
+    ...(tags.length > 0 && { tags }),
+  };
+}
 
 function ProfileList({ filters }: { filters: Filters }) {
   const { client, session } = useMember();
@@ -119,7 +145,7 @@ function UserPlaybookList({ filters }: { filters: Filters }) {
   const playbooks = useQuery({
     queryKey: ["user-playbooks", session.projectId, filters],
     queryFn: () => {
-      const common = { ...(filters.userId && { user_id: filters.userId }), status_filter: statusOf(filters) };
+      const common = { ...(filters.userId && { user_id: filters.userId }), ...playbookFilters(filters) };
       return filters.query ? client.userPlaybooks.search({ ...common, query: filters.query, top_k: 50 }) : client.userPlaybooks.get({ ...common, limit: 100 });
     },
   });
@@ -129,7 +155,8 @@ function UserPlaybookList({ filters }: { filters: Filters }) {
         <article key={playbook.user_playbook_id} className="card">
           <PlaybookText playbook={playbook} />
           <p className="muted">
-            #{playbook.user_playbook_id} · user {playbook.user_id} · agent {playbook.agent_version} · {playbook.status ?? "current"}
+            #{playbook.user_playbook_id} · user {playbook.user_id} · agent {playbook.agent_version} · {playbook.status ?? "current"} ·{" "}
+            {playbook.tags.join(", ") || "no tags"}
           </p>
         </article>
       ))}
@@ -142,7 +169,7 @@ function AgentPlaybookList({ filters }: { filters: Filters }) {
   const playbooks = useQuery({
     queryKey: ["agent-playbooks", session.projectId, filters],
     queryFn: () => {
-      const common = { status_filter: statusOf(filters), playbook_status_filter: filters.playbookStatus ? [filters.playbookStatus] : undefined };
+      const common = { ...playbookFilters(filters), playbook_status_filter: filters.playbookStatus ? [filters.playbookStatus] : undefined };
       return filters.query
         ? client.agentPlaybooks.search({ ...common, query: filters.query, top_k: 50 })
         : client.agentPlaybooks.get({ ...common, limit: 100 });
@@ -154,7 +181,7 @@ function AgentPlaybookList({ filters }: { filters: Filters }) {
         <article key={playbook.agent_playbook_id} className="card">
           <PlaybookText playbook={playbook} />
           <p className="muted">
-            #{playbook.agent_playbook_id} · agent {playbook.agent_version} · {playbook.playbook_status}
+            #{playbook.agent_playbook_id} · agent {playbook.agent_version} · {playbook.playbook_status} · {playbook.tags.join(", ") || "no tags"}
           </p>
           <Lineage playbook={playbook} />
         </article>

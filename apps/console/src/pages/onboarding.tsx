@@ -15,7 +15,10 @@ const STEP_TITLES: Record<OnboardingStep["id"], string> = {
   set_up_experiment: "Set up an experiment (or defer it)",
 };
 
-type Action = { action: "dismiss" | "view_learning" | "view_evaluation" | "defer_experiment" | "review_experiment"; evidence_id?: string };
+type Action = {
+  action: "dismiss" | "use_published_sample" | "view_learning" | "view_evaluation" | "defer_experiment" | "review_experiment";
+  evidence_id?: string;
+};
 
 /**
  * The walkthrough of the default project: every milestone the member cannot set (publish, extraction,
@@ -82,6 +85,7 @@ export function OnboardingPage() {
 function Walkthrough({ data, onAct, busy }: { data: OnboardingStatus; onAct: (action: Action) => void; busy: boolean }) {
   const run = data.run!;
   const done = data.steps.filter((step) => step.complete).length;
+  const latestRequest = run.publish_request_ids.at(-1);
   return (
     <>
       <output>
@@ -89,19 +93,55 @@ function Walkthrough({ data, onAct, busy }: { data: OnboardingStatus; onAct: (ac
         {run.dismissed ? " (checklist dismissed)" : ""}.
       </output>
       {!data.prerequisites.llm_configured && <p className="warning">No LLM provider is configured: learnings cannot be extracted.</p>}
-      <ol className="steps">
-        {data.steps.map((step) => (
-          <li key={step.id} className={`step ${step.state}`} data-step={step.id}>
-            <div className="step-head">
-              <strong>{STEP_TITLES[step.id]}</strong>
-              <span className={`badge ${step.state}`}>{step.state}</span>
-            </div>
-            {step.reason && !step.complete && <p className="muted">{step.reason}</p>}
-            {!step.complete && <StepHelp step={step} data={data} onAct={onAct} busy={busy} />}
+      {run.conversation === "imported" && (
+        <div className="card">
+          <p>The walkthrough follows an imported conversation ({run.imported_conversations[0]?.source ?? "a data source"}).</p>
+          <button type="button" disabled={busy} onClick={() => onAct({ action: "use_published_sample" })}>
+            Follow the published sample instead
+          </button>
+        </div>
+      )}
+      {/* A dismissed checklist stays one click away: progress is still shared with the team. */}
+      <details open={!run.dismissed} className="checklist">
+        <summary>Checklist</summary>
+        <ol className="steps">
+          {data.steps.map((step) => (
+            <li key={step.id} className={`step ${step.state}`} data-step={step.id}>
+              <div className="step-head">
+                <strong>{STEP_TITLES[step.id]}</strong>
+                <span className={`badge ${step.state}`}>{step.state}</span>
+              </div>
+              {step.reason && !step.complete && <p className="muted">{step.reason}</p>}
+              {!step.complete && <StepHelp step={step} data={data} onAct={onAct} busy={busy} />}
+            </li>
+          ))}
+        </ol>
+      </details>
+      {latestRequest && <ConversationPreview runId={run.run_id} requestId={latestRequest} />}
+    </>
+  );
+}
+
+/** The start of the followed conversation's latest request, as the service stored it (at most three messages). */
+function ConversationPreview({ runId, requestId }: { runId: string; requestId: string }) {
+  const { client, session } = useMember();
+  const preview = useQuery({
+    queryKey: ["onboarding-conversation", session.projectId, runId, requestId],
+    queryFn: () => client.onboarding.conversation({ project_id: session.projectId, run_id: runId, request_id: requestId }),
+  });
+  return (
+    <section className="card" aria-labelledby="conversation-title">
+      <h2 id="conversation-title">The conversation followed</h2>
+      <ErrorNote error={preview.error} />
+      <ul className="plain conversation">
+        {preview.data?.messages.map((message) => (
+          <li key={message.interaction_id}>
+            <strong>{message.role}:</strong> {message.content}
+            {message.truncated ? "…" : ""}
           </li>
         ))}
-      </ol>
-    </>
+      </ul>
+    </section>
   );
 }
 

@@ -5,7 +5,7 @@ import { memberClient, useSession } from "../session.tsx";
 
 /** Email and password: a login session, then the organisation's first project (default when it has one). */
 export function SignInPage() {
-  const { signIn } = useSession();
+  const { signIn, endedNotice } = useSession();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const login = useMutation({
@@ -24,6 +24,7 @@ export function SignInPage() {
   return (
     <main className="sign-in" id="main">
       <h1>Sign in to the console</h1>
+      {endedNotice && <p className="warning">Your session ended: sign in again.</p>}
       <form onSubmit={submit}>
         <label>
           Email
