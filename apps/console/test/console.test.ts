@@ -253,13 +253,42 @@ describe("the operator console", () => {
     await page.getByText('Result: {"not_applicable":true}').waitFor();
   });
 
-  test("the evaluation overview charts the graded session and shows the experiment's results", async () => {
+  test("the evaluation overview charts three more days of graded sessions and shows the experiment's results", async () => {
     expect((await rest("POST", "/api/retrieval_experiments", apiKey, { experiment_id: "exp-1", holdout_percentage: 50 })).status).toBe(200);
+    // Each day: a session that succeeds, one that fails (not on day 2), one whose turns carry shadow answers.
+    const publish = async (userId: string, interaction_data_list: object[]) =>
+      expect((await rest("POST", "/api/publish_interaction", apiKey, { user_id: userId, session_id: `${userId}-s`, interaction_data_list })).status).toBe(200);
+    for (const day of [1, 2, 3]) {
+      svc.clock.now += 86_400;
+      await publish(`happy-${day}`, [
+        { role: "User", content: "Track my order" },
+        { role: "Agent", content: "It ships today." },
+      ]);
+      if (day !== 2) {
+        await publish(`unhappy-${day}`, [
+          { role: "User", content: "Track my order" },
+          { role: "Agent", content: "It shipped last year." },
+          { role: "User", content: "That is wrong." },
+        ]);
+      }
+      await publish(`shadow-${day}`, [
+        { role: "User", content: "Compare these" },
+        { role: "Agent", content: "Answer A", shadow_content: day === 3 ? "Answer B [better]" : "Answer B" },
+        { role: "Agent", content: "Same", shadow_content: "Same" },
+      ]);
+    }
+    svc.clock.now += DEFAULT_SESSION_INACTIVITY_SECONDS + 1;
+    svc.reconciler.poke();
+    await svc.learningIdle();
+    // The browser's today is the service's: the window it asks for ends with the service's clock.
+    await page.clock.setFixedTime(svc.clock.now * 1000);
     await open("Evaluation");
     await page.getByText("Graded sessions", { exact: true }).waitFor();
-    expect(await page.locator(".tile", { hasText: "Graded sessions" }).locator("strong").textContent()).toBe("1");
+    // The sample session, ana's and bo's (graded once quiet too), and the eight of these three days.
+    await page.locator(".tile", { hasText: "Graded sessions" }).locator("strong", { hasText: /^11$/ }).waitFor();
     // recharts draws the three charts as SVG once the data is in.
     await page.locator(".chart svg.recharts-surface").nth(2).waitFor();
+    await page.getByText("Window: 6 judged turns").waitFor();
     await page.getByText("Verdict: insufficient data").waitFor();
     await shot("09-evaluation-overview");
   });

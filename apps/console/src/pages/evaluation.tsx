@@ -70,17 +70,8 @@ export function EvaluationPage() {
               <YAxis domain={[0, 1]} tickFormatter={(value: number) => `${value * 100}%`} />
               <Tooltip formatter={(value) => formatRate(value as number)} />
               <Legend />
-              <Line isAnimationActive={false} type="monotone" dataKey="regular" name="Regular" stroke={REGULAR} strokeWidth={2} connectNulls />
-              <Line
-                isAnimationActive={false}
-                type="monotone"
-                dataKey="shadow"
-                name="Shadow"
-                stroke={SHADOW}
-                strokeWidth={2}
-                strokeDasharray="6 3"
-                connectNulls
-              />
+              <Line isAnimationActive={false} type="linear" dataKey="regular" name="Regular" stroke={REGULAR} strokeWidth={2} connectNulls />
+              <Line isAnimationActive={false} type="linear" dataKey="shadow" name="Shadow" stroke={SHADOW} strokeWidth={2} strokeDasharray="6 3" connectNulls />
             </LineChart>
           </Chart>
 
@@ -111,7 +102,7 @@ export function EvaluationPage() {
               <XAxis dataKey="day" />
               <YAxis domain={[0, 1]} tickFormatter={(value: number) => `${value * 100}%`} />
               <Tooltip formatter={(value) => formatRate(value as number)} />
-              <Line isAnimationActive={false} type="monotone" dataKey="win_rate" name="Win rate" stroke={REGULAR} strokeWidth={2} />
+              <Line isAnimationActive={false} type="linear" dataKey="win_rate" name="Win rate" stroke={REGULAR} strokeWidth={2} />
             </LineChart>
           </Chart>
           <RuleAttribution rows={data.rule_attribution} />
