@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { ApprovalsPage } from "./pages/approvals.tsx";
 import { ErasePage } from "./pages/erase.tsx";
@@ -32,6 +33,14 @@ function Shell() {
   const page = useRoute();
   const me = useQuery({ queryKey: ["me", session.token], queryFn: () => client.account.me() });
   const Page = PAGE_COMPONENTS[page];
+  // After a move to another page, focus goes to its content, so a screen reader reads the new page
+  // and the next Tab starts there; the first page shown keeps the browser's own focus.
+  const shown = useRef(page);
+  useEffect(() => {
+    if (shown.current === page) return;
+    shown.current = page;
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [page]);
 
   const leave = async () => {
     // The session ends on the server too, not only in this tab; a failure still forgets it here.

@@ -38,7 +38,10 @@ beforeAll(async () => {
   sessionToken = (await openSession(svc.deps, owner, "login")).token;
   svc.app.listen({ hostname: "127.0.0.1", port: 0 });
   origin = `http://127.0.0.1:${svc.app.server!.port}`;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+  // Debian's chromium (scripts/install-chromium.sh); tests run as root, where its sandbox cannot start.
+  const executablePath = Bun.which("chromium");
+  if (!executablePath) throw new Error("chromium is not installed: run bash scripts/install-chromium.sh");
+  browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   // Every wait of the browser is bounded.
   page.setDefaultTimeout(15_000);
@@ -317,7 +320,7 @@ describe("the operator console", () => {
     expect((await rest("POST", "/api/get_profiles", apiKey, { user_id: "ana" })).body.user_profiles).toEqual([]);
   });
 
-  test("at phone width the navigation and pages fit the screen, and the keyboard reaches the skip link first", async () => {
+  test("at phone width the navigation and pages fit the screen; the keyboard reaches the skip link first and follows page changes", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await open("Onboarding");
     await page.getByText("8 of 8 steps complete").waitFor();
@@ -331,6 +334,11 @@ describe("the operator console", () => {
     await page.getByRole("heading", { name: "Evaluation" }).waitFor();
     await page.keyboard.press("Tab");
     expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Skip to content");
+    // A page chosen from the keyboard takes the focus to its content.
+    await page.getByRole("link", { name: "Questions", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Questions" }).waitFor();
+    expect(await page.evaluate<string>("document.activeElement.id")).toBe("main");
   });
 
   test("a dismissed checklist folds away, its progress kept", async () => {
