@@ -1,4 +1,5 @@
 import { type Client, createClient } from "@als/client";
+import { useQueryClient } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 
 /** What a signed-in member's console remembers across reloads of the tab (never the password). */
@@ -55,11 +56,17 @@ function readStored(): StoredSession | null {
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<StoredSession | null>(readStored);
   const [endedNotice, setEndedNotice] = useState(false);
-  const save = useCallback((next: StoredSession | null) => {
-    if (next) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(next));
-    else sessionStorage.removeItem(STORAGE_KEY);
-    setSession(next);
-  }, []);
+  const queries = useQueryClient();
+  const save = useCallback(
+    (next: StoredSession | null) => {
+      // Cached reads belong to the member who made them: the next one to sign in in this tab starts empty.
+      if (next === null || next.token !== readStored()?.token) queries.clear();
+      if (next) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(next));
+      else sessionStorage.removeItem(STORAGE_KEY);
+      setSession(next);
+    },
+    [queries],
+  );
   useEffect(() => {
     const ended = () => {
       // Signing in answers 401 to a wrong password: that is no session ending.

@@ -362,4 +362,26 @@ describe("the operator console", () => {
     // Back on the page the member was on.
     await page.getByRole("heading", { name: "Onboarding" }).waitFor();
   });
+
+  test("signing out ends the session; another organisation's member who signs in next sees none of this one's data", async () => {
+    const token = await page.evaluate<string>("JSON.parse(sessionStorage.getItem('als-console-session')).token");
+    await open("Learnings");
+    await page.getByText("Is vegan").waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to the console" }).waitFor();
+    expect((await rest("GET", "/api/account/me", token)).status).toBe(401);
+    const otherEmail = `owner-${crypto.randomUUID().slice(0, 8)}@other.example`;
+    await createOrganization(svc.deps, { name: "Other Co", ownerEmail: otherEmail, ownerPassword: PASSWORD, emailVerified: true });
+    await page.getByLabel("Email").fill(otherEmail);
+    await page.getByLabel("Password").fill(PASSWORD);
+    // Watch every change of the page: the first organisation's profile must never be drawn, not even
+    // for the moment before a fresh read replaces it.
+    await page.evaluate(
+      "window.sawEarlierData = false; new MutationObserver(() => { if (document.body.textContent.includes('Is vegan')) window.sawEarlierData = true; }).observe(document.body, { childList: true, subtree: true, characterData: true })",
+    );
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText(`${otherEmail} · Other Co`).waitFor();
+    await page.getByText("Nothing found.").waitFor();
+    expect(await page.evaluate<boolean>("window.sawEarlierData")).toBe(false);
+  });
 });
