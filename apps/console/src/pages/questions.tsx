@@ -37,6 +37,13 @@ export function QuestionsPage() {
   );
 }
 
+/** How the question was settled: the answer, "not applicable", or the structured result an agent gave. */
+function describeResult(result: Record<string, unknown>): string {
+  if (result.not_applicable === true) return "Marked not applicable.";
+  if (typeof result.answer === "string") return `Answered: ${result.answer}`;
+  return `Result: ${JSON.stringify(result)}`;
+}
+
 function Question({ question }: { question: PendingToolCall }) {
   const { client } = useMember();
   const queries = useQueryClient();
@@ -60,7 +67,7 @@ function Question({ question }: { question: PendingToolCall }) {
         {question.answer_format ? ` · answer as ${question.answer_format}` : ""} · asked {new Date(question.created_at).toLocaleString()}
         {question.tags.length > 0 ? ` · ${question.tags.join(", ")}` : ""}
       </p>
-      {question.result && <p>Result: {JSON.stringify(question.result)}</p>}
+      {question.result && <p>{describeResult(question.result)}</p>}
       {question.status === "pending" && (
         <form onSubmit={submit} className="stack">
           <label htmlFor={answerId}>Your answer</label>
