@@ -6,7 +6,8 @@ import { organizations } from "@als/db";
 import { createOrganization, openSession } from "@als/identity";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { ensureConsoleBuilt } from "../../../test/support/console-build.ts";
-import { STAGING_QUESTION, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
+import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
+import { STAGING_QUESTION, scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { bearer } from "../../../test/support/tenants.ts";
 
@@ -31,7 +32,7 @@ let apiKey: string;
 beforeAll(async () => {
   ensureConsoleBuilt();
   mkdirSync(ARTIFACTS, { recursive: true });
-  scripted = await startScriptedLlm();
+  scripted = await startScriptedLlm(aggregateOrScripted);
   svc = await startTestService({ llm: scripted.llm, authMode: "required" });
   const { orgId, owner } = await createOrganization(svc.deps, { name: "Console Co", ownerEmail: EMAIL, ownerPassword: PASSWORD, emailVerified: true });
   await organizations.setGovernanceEntitlement(svc.deps.db, orgId, true);
@@ -53,6 +54,22 @@ afterAll(async () => {
   await svc?.close();
   scripted?.server.close();
 });
+
+/** The scripted model, which also summarises a cluster of user playbooks into one agent playbook. */
+function aggregateOrScripted(request: FakeLlmRequest): FakeLlmReply {
+  if (request.schemaName !== "playbook_aggregation") return scriptedReply(request);
+  const size = (request.user.split("Cluster of user playbooks:")[1]?.match(/^\d+\. trigger:/gm) ?? []).length;
+  return {
+    json: {
+      restates_approved: false,
+      playbook_name: "Vegan dinners",
+      trigger: "The user asks what to cook",
+      content: "Suggest vegan dishes",
+      rationale: `Seen in ${size} user playbooks`,
+      tags: ["recipes"],
+    },
+  };
+}
 
 /** A REST call over real HTTP, as an agent (API key) or a member's script (session token) makes it. */
 async function rest(method: string, path: string, token: string, body?: unknown) {
@@ -180,14 +197,23 @@ describe("the operator console", () => {
   });
 
   test("the learnings browser lists, searches and filters, and shows an agent playbook's lineage", async () => {
-    const source = (await rest("POST", "/api/get_user_playbooks", apiKey, {})).body.user_playbooks[0];
-    expect(source.content).toContain("vegan");
-    const added = await rest("POST", "/api/add_agent_playbook", apiKey, {
-      agent_playbooks: [
-        { playbook_name: "vegan recipes", trigger: "Asked for a recipe", content: "Suggest vegan dishes", source_user_playbook_ids: [source.user_playbook_id] },
-      ],
-    });
-    expect(added.status).toBe(200);
+    // Two users of a chef agent each teach it the same playbook; aggregation makes one agent playbook of them.
+    for (const userId of ["cook-1", "cook-2"]) {
+      const published = await rest("POST", "/api/publish_interaction", apiKey, {
+        user_id: userId,
+        session_id: `${userId}-s`,
+        agent_version: "chef-v1",
+        force_extraction: true,
+        interaction_data_list: [
+          { role: "User", content: "What should I cook tonight?" },
+          { role: "Agent", content: "Try roast chicken.", expert_content: "Try a chickpea curry, fully vegan." },
+        ],
+      });
+      expect(published.status).toBe(200);
+    }
+    await svc.learningIdle();
+    const aggregated = await rest("POST", "/api/run_playbook_aggregation", apiKey, { agent_version: "chef-v1" });
+    expect(aggregated.body).toMatchObject({ success: true, operation: { status: "succeeded", result: { agent_playbooks_created: 1 } } });
     await open("Learnings");
     await page.getByText("Is vegan").waitFor();
     await page.getByLabel("Search").fill("retriever");
@@ -198,6 +224,10 @@ describe("the operator console", () => {
     await page.getByRole("tab", { name: "User playbooks" }).click();
     await page.getByLabel("Search").fill("");
     await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("3 found.").waitFor();
+    await page.getByLabel("User ID").fill("cook-1");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("1 found.").waitFor();
     await page.getByText("Offer only vegan recipes and say they are vegan").waitFor();
     await page.getByLabel("Tags (any of, comma-separated)").fill("travel, pets");
     await page.getByRole("button", { name: "Apply" }).click();
@@ -209,14 +239,16 @@ describe("the operator console", () => {
     await page.getByRole("tab", { name: "Agent playbooks" }).click();
     await page.getByLabel("Approval").selectOption("PENDING");
     await page.getByRole("button", { name: "Apply" }).click();
-    await page.getByText("Made from 1 user playbook").click();
-    await page.getByText(`#${source.user_playbook_id} (user`).waitFor();
+    await page.getByText("Made from 2 user playbooks").click();
+    await page.getByText(/\(user cook-1, request .*\): Offer only vegan recipes/).waitFor();
+    await page.getByText(/\(user cook-2, request .*\): Offer only vegan recipes/).waitFor();
     await shot("06-learnings-agent-lineage");
   });
 
   test("the approval queue edits and approves a playbook, which agents then retrieve", async () => {
     await open("Approval queue");
-    await page.getByRole("heading", { name: /vegan recipes/ }).waitFor();
+    await page.getByRole("heading", { name: /Vegan dinners/ }).waitFor();
+    await page.getByText("Seen in 2 user playbooks").waitFor();
     await shot("07-approval-queue");
     await page.getByRole("button", { name: "Edit" }).click();
     await page.getByLabel("Do").fill("Suggest vegan dishes and say they are vegan");
@@ -289,8 +321,8 @@ describe("the operator console", () => {
     await page.clock.setFixedTime(svc.clock.now * 1000);
     await open("Evaluation");
     await page.getByText("Graded sessions", { exact: true }).waitFor();
-    // The sample session, ana's and bo's (graded once quiet too), and the eight of these three days.
-    await page.locator(".tile", { hasText: "Graded sessions" }).locator("strong", { hasText: /^11$/ }).waitFor();
+    // The sample session, the two cooks', ana's and bo's (graded once quiet too), and the eight of these three days.
+    await page.locator(".tile", { hasText: "Graded sessions" }).locator("strong", { hasText: /^13$/ }).waitFor();
     // recharts draws the three charts as SVG once the data is in.
     await page.locator(".chart svg.recharts-surface").nth(2).waitFor();
     await page.getByText("Window: 6 judged turns").waitFor();
