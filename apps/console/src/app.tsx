@@ -50,9 +50,10 @@ function Shell() {
 
   return (
     <div className="shell">
-      <a className="skip" href="#main">
+      {/* A button, not a link to #main: the URL's hash names the page, and following #main would leave it. */}
+      <button type="button" className="skip" onClick={() => document.getElementById("main")?.focus()}>
         Skip to content
-      </a>
+      </button>
       <header className="top">
         <span className="brand">Agent learning console</span>
         <label className="project">

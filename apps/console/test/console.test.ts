@@ -368,6 +368,9 @@ describe("the operator console", () => {
     await page.getByRole("heading", { name: "Evaluation" }).waitFor();
     await page.keyboard.press("Tab");
     expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Skip to content");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate<string>("document.activeElement.id")).toBe("main");
+    expect(page.url()).toEndWith("#/evaluation");
     // A page chosen from the keyboard takes the focus to its content.
     await page.getByRole("link", { name: "Questions", exact: true }).focus();
     await page.keyboard.press("Enter");
