@@ -364,6 +364,21 @@ describe("the operator console", () => {
     await page.locator(".chart svg.recharts-surface").first().waitFor();
     expect(await page.evaluate<number>(OVERFLOW)).toBeLessThanOrEqual(0);
     await shot("12-phone-evaluation");
+    // Every other page fits the phone's width too, with what it shows now.
+    for (const [link, heading] of [
+      ["Learnings", "Learnings"],
+      ["Approval queue", "Approval queue"],
+      ["Questions", "Questions"],
+      ["API keys", "API keys"],
+      ["Erase a user", "Erase a user"],
+    ] as const) {
+      await open(link);
+      await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+      await page.locator("main output, main form").first().waitFor();
+      expect({ link, overflow: await page.evaluate<number>(OVERFLOW) }).toEqual({ link, overflow: 0 });
+    }
+    await shot("13-phone-erase");
+    await open("Evaluation");
     await page.reload();
     await page.getByRole("heading", { name: "Evaluation" }).waitFor();
     await page.keyboard.press("Tab");
