@@ -1,9 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
+import { lazy, Suspense, useEffect, useRef } from "react";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { ApprovalsPage } from "./pages/approvals.tsx";
 import { ErasePage } from "./pages/erase.tsx";
-import { EvaluationPage } from "./pages/evaluation.tsx";
 import { LearningsPage } from "./pages/learnings.tsx";
 import { OnboardingPage } from "./pages/onboarding.tsx";
 import { QuestionsPage } from "./pages/questions.tsx";
@@ -11,7 +10,10 @@ import { SignInPage } from "./pages/sign-in.tsx";
 import { PAGES, type PageId, useRoute } from "./route.ts";
 import { useMember, useSession } from "./session.tsx";
 
-const PAGE_COMPONENTS: Record<PageId, () => React.JSX.Element> = {
+// The charting library is most of the bundle: it loads when the evaluation page is first opened.
+const EvaluationPage = lazy(() => import("./pages/evaluation.tsx").then((module) => ({ default: module.EvaluationPage })));
+
+const PAGE_COMPONENTS: Record<PageId, React.ComponentType> = {
   onboarding: OnboardingPage,
   learnings: LearningsPage,
   approvals: ApprovalsPage,
@@ -84,7 +86,9 @@ function Shell() {
       </nav>
       <main id="main" tabIndex={-1}>
         {/* A page is keyed by project: switching shows the other project's data, never a mix. */}
-        <Page key={session.projectId} />
+        <Suspense fallback={<p>Loading…</p>}>
+          <Page key={session.projectId} />
+        </Suspense>
       </main>
     </div>
   );
