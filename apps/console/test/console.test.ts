@@ -138,6 +138,15 @@ describe("the operator console", () => {
     expect(await page.content()).not.toContain(apiKey);
   });
 
+  test("a key name the service refuses shows its message naming the field, and creates nothing", async () => {
+    const before = (await rest("GET", "/api/account/api-keys", sessionToken)).body.api_keys.length;
+    await page.getByLabel("Name").fill("   ");
+    await page.getByRole("button", { name: "Create key for default" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("name: must not be empty");
+    expect((await rest("GET", "/api/account/api-keys", sessionToken)).body.api_keys.length).toBe(before);
+  });
+
   test("revoking a key asks once more, then the key stops working at once", async () => {
     await page.getByLabel("Name").fill("old agent");
     await page.getByRole("button", { name: "Create key for default" }).click();
