@@ -162,6 +162,10 @@ describe("the operator console", () => {
   test("the walkthrough completes from the agent's real calls and the member's clicks", async () => {
     await open("Onboarding");
     const run = (await rest("GET", "/api/projects/default/onboarding", sessionToken)).body.run;
+    // The console shows the agent's call with this run's ids; copying it is no progress by itself.
+    const snippet = await page.locator('[data-step="publish_conversation"] .snippet').textContent();
+    expect(snippet).toContain(`curl -X POST ${origin}/api/publish_interaction`);
+    expect(snippet).toContain(`"user_id":"${run.user_id}","session_id":"${run.session_id}","source":"service-onboarding"`);
     // The agent publishes the sample with the key; the scripted model extracts a profile and a playbook.
     const published = await rest("POST", "/api/publish_interaction", apiKey, {
       user_id: run.user_id,

@@ -1,4 +1,4 @@
-import type { OnboardingStatus, OnboardingStep } from "@als/contract";
+import { endpoints, type OnboardingStatus, type OnboardingStep } from "@als/contract";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ErrorNote } from "../error-note.tsx";
 import { formatRate } from "../format.ts";
@@ -156,13 +156,15 @@ function StepHelp({ step, data, onAct, busy }: { step: OnboardingStep; data: Onb
       return (
         <Snippet
           label="Publish the sample conversation with your API key"
-          text={`curl -X POST ${origin}/api/publish_interaction -H "Authorization: Bearer $API_KEY" -H "content-type: application/json" -d '${JSON.stringify({
-            user_id: run.user_id,
-            session_id: run.session_id,
-            source: run.source,
-            agent_version: run.agent_version,
-            interaction_data_list: [{ role: "User", content: "I am vegan and I own a golden retriever" }],
-          })}'`}
+          text={`curl -X ${endpoints.interactions.publish.method} ${origin}${endpoints.interactions.publish.path} -H "Authorization: Bearer $API_KEY" -H "content-type: application/json" -d '${JSON.stringify(
+            {
+              user_id: run.user_id,
+              session_id: run.session_id,
+              source: run.source,
+              agent_version: run.agent_version,
+              interaction_data_list: [{ role: "User", content: "I am vegan and I own a golden retriever" }],
+            },
+          )}'`}
         />
       );
     case "view_learning":
@@ -182,10 +184,12 @@ function StepHelp({ step, data, onAct, busy }: { step: OnboardingStep; data: Onb
       return (
         <Snippet
           label="Search with your API key, as your agent will"
-          text={`curl -X POST ${origin}/api/search -H "Authorization: Bearer $API_KEY" -H "content-type: application/json" -d '${JSON.stringify({
-            query: "what should I know about this user",
-            user_id: run.user_id,
-          })}'`}
+          text={`curl -X ${endpoints.search.unified.method} ${origin}${endpoints.search.unified.path} -H "Authorization: Bearer $API_KEY" -H "content-type: application/json" -d '${JSON.stringify(
+            {
+              query: "what should I know about this user",
+              user_id: run.user_id,
+            },
+          )}'`}
         />
       );
     case "grade_session":
