@@ -153,7 +153,10 @@ async function ensureVenv(version: string, pythons: string[]): Promise<string> {
   const wanted = createHash("sha256").update(readFileSync(requirements)).digest("hex");
   if (existsSync(stamp) && readFileSync(stamp, "utf8").trim() === wanted) return python;
   console.log(`== installing ${requirements} into ${venv}`);
-  const installed = await run([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "-r", requirements], { deadlineMs: PIP_DEADLINE_MS });
+  // Every package is pinned in the file; no resolver pulls in the server dependencies the client declares.
+  const installed = await run([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps", "-r", requirements], {
+    deadlineMs: PIP_DEADLINE_MS,
+  });
   if (installed.code !== 0) throw new Error(`pip install -r ${requirements} failed`);
   writeFileSync(stamp, `${wanted}\n`);
   return python;
