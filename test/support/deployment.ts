@@ -9,7 +9,7 @@ import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "./serv
 /** The service as real processes of the test's mode, which a test can kill outright and start again on the same storage. */
 export interface Deployment {
   url: string;
-  /** Starts the processes (with `extraEnv` added) and waits until the server answers /health. */
+  /** Starts the processes (`extraEnv` added to the one running durable work: the server embedded, the worker full) and waits until the server answers /health. */
   start(extraEnv?: Record<string, string>): Promise<void>;
   /** Resolves when every process started has exited (one that kills itself at a crash point). */
   exited(): Promise<void>;
