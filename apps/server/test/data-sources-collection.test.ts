@@ -266,3 +266,58 @@ describe("collection rules", () => {
     expect((await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body.lifecycle_revision).toBe(1);
   }, 120_000);
 });
+
+describe("erasure through a stream", () => {
+  const prefix = PREFIXES[0]!;
+  const governance = (tenant: Tenant) => ({ ...bearer(tenant.governanceSession), "x-service-project": "default" });
+
+  test("purge-preview counts without erasing; purge-user erases the user with this project's staging and samples, and a re-activation does not import them again", async () => {
+    env.svc.clock.now = NOW;
+    const { stream } = await validatedStream(prefix, SOURCES[2]);
+    await call(prefix, "POST", `/streams/${stream.stream_id}/activate`, {
+      stream_revision: stream.revision,
+      mapping_revision: 1,
+      history_start: NOW - 7200,
+      history_end: NOW - 1,
+    });
+    await env.svc.learningIdle();
+    const subject = { user_id: "u-1", request_id: "erase-ticket-7" };
+    const path = `/api/data-sources/streams/${stream.stream_id}`;
+
+    expect((await env.svc.call("POST", `${path}/purge-preview`, { ...subject, user_id: " " }, governance(owner))).status).toBe(422);
+    expect((await env.svc.call("POST", `${path}/purge-preview`, subject, governance(env.stranger))).status).toBe(404);
+    expect((await env.svc.call("POST", `${path}/purge-preview`, subject, bearer(owner.fullKey))).status).toBe(403);
+    const preview = await env.svc.call("POST", `${path}/purge-preview`, subject, governance(owner));
+    expect(preview.status).toBe(200);
+    expect(preview.body.erases_nothing).toBe(true);
+    expect(preview.body.estimated_counts.requests).toBeGreaterThan(0);
+    expect(preview.body.estimated_counts.import_receipts).toBe(preview.body.estimated_counts.requests);
+    expect(preview.body.estimated_counts.samples).toBeGreaterThan(0);
+    const interactionsOf = async () =>
+      (await env.svc.call("POST", "/api/get_interactions", { user_id: "u-1", top_k: 100 }, bearer(owner.fullKey))).body.interactions.length;
+    expect(await interactionsOf()).toBe(preview.body.estimated_counts.interactions);
+
+    const erased = await env.svc.call("POST", `${path}/purge-user`, subject, governance(owner));
+    expect(erased.status).toBe(202);
+    await env.svc.learningIdle();
+    const done = (await env.svc.call("GET", `/api/governance/purge-operations/${erased.body.purge_id}`, undefined, governance(owner))).body;
+    expect(done.status).toBe("complete");
+    expect(done.erasure_scope_cleanup.samples_removed).toBe(preview.body.estimated_counts.samples);
+    expect(await interactionsOf()).toBe(0);
+    const after = await env.svc.call("POST", `${path}/purge-preview`, subject, governance(owner));
+    expect(after.body.estimated_counts).toMatchObject({ requests: 0, import_receipts: 0, samples: 0, held_records: 0 });
+
+    // A new connection to the same external project finds the erased traces suppressed.
+    const again = await validatedStream(prefix, SOURCES[2]);
+    await call(prefix, "POST", `/streams/${again.stream.stream_id}/activate`, {
+      stream_revision: again.stream.revision,
+      mapping_revision: 1,
+      history_start: NOW - 7200,
+      history_end: NOW - 1,
+    });
+    await env.svc.learningIdle();
+    const status = (await call(prefix, "GET", `/streams/${again.stream.stream_id}/status`)).body;
+    expect(status.backfill.counts).toMatchObject({ imported: 0, read: 25 });
+    expect(await interactionsOf()).toBe(0);
+  }, 120_000);
+});

@@ -18,6 +18,7 @@ export { getCollectionStatus, LIVE_POLL_SECONDS } from "./data-sources/collectio
 export { COLLECTION_PAGE_SIZE, type CollectionStepOutcome, runCollectionStep } from "./data-sources/collection/collection-step.ts";
 export { applyRetry, listHeldRecords, previewRetry } from "./data-sources/collection/held-records.ts";
 export { importEvidence } from "./data-sources/collection/import-evidence.ts";
+export { previewStreamPurge, purgeUserThroughStream } from "./data-sources/collection/stream-purge.ts";
 export * from "./data-sources/connections.ts";
 export { listDataSources } from "./data-sources/list-data-sources.ts";
 export * from "./data-sources/mapping/apply-mapping.ts";
