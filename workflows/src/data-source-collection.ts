@@ -40,8 +40,8 @@ export async function dataSourceCollectionWorkflow(input: DataSourceCollectionIn
     if (outcome.progress) setCurrentDetails(outcome.progress);
     if (outcome.next === "done") return;
     if (outcome.next === "again") continue;
-    const waitMs = outcome.next === "retry" ? Math.max(0, outcome.at * 1000 - Date.now()) : BUSY_PAUSE_MS;
-    await condition(() => changed, waitMs);
+    const waitMs = outcome.next === "retry" ? outcome.at * 1000 - Date.now() : BUSY_PAUSE_MS;
+    if (waitMs > 0) await condition(() => changed, waitMs);
   }
   await continueAsNew<typeof dataSourceCollectionWorkflow>(input);
 }
