@@ -267,6 +267,34 @@ describe("collection rules", () => {
   }, 120_000);
 });
 
+describe("provider rate limits", () => {
+  test("a rate limit past the read's retries sets the connection's cooldown; the backfill waits for it and then goes on", async () => {
+    env.svc.clock.now = NOW;
+    const prefix = PREFIXES[0]!;
+    const { stream } = await validatedStream(prefix, SOURCES[0]);
+    // Longer than a read waits in place (30 s): the read fails with the provider's retry time.
+    env.servers.a.rateLimitNext(1, "120");
+    await call(prefix, "POST", `/streams/${stream.stream_id}/activate`, {
+      stream_revision: stream.revision,
+      mapping_revision: 1,
+      history_start: NOW - 7200,
+      history_end: NOW - 1,
+    });
+    await env.svc.learningIdle();
+    let status = (await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body;
+    expect(status).toMatchObject({ state: "backfilling", cooldown_until: NOW + 120 });
+    expect(status.last_error.code).toBe("provider_rate_limited");
+    expect(status.backfill.pages).toBe(0);
+
+    env.svc.clock.now = NOW + 121;
+    await call(prefix, "POST", `/streams/${stream.stream_id}/operations`, { lifecycle_revision: 1, operation: "poll_now" });
+    await env.svc.learningIdle();
+    status = (await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body;
+    expect(status).toMatchObject({ state: "collecting", cooldown_until: null, last_error: null });
+    expect(status.backfill.counts.read).toBe(25);
+  }, 120_000);
+});
+
 describe("erasure through a stream", () => {
   const prefix = PREFIXES[0]!;
   const governance = (tenant: Tenant) => ({ ...bearer(tenant.governanceSession), "x-service-project": "default" });
