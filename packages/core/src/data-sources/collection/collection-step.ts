@@ -143,6 +143,10 @@ async function importPage(run: ImportRun, traces: TraceToImport[]): Promise<{ de
   let overBudget = false;
   for (const trace of traces) {
     const outcome = receipted.has(trace.id) ? "duplicates" : await importTrace(run, trace);
+    // A retried record leaves the queue whatever became of it: held again (with its new reasons) or resolved.
+    if (run.phase === "retry" && (outcome === "duplicates" || outcome === "excluded")) {
+      await dataSourceHeld.releaseHeld(deps.db, scope, collection.stream_id, trace.id);
+    }
     if (outcome === "over_budget") {
       overBudget = true;
       break;

@@ -88,15 +88,13 @@ export async function importTrace(run: ImportRun, trace: TraceToImport): Promise
           imported_at: now,
         });
         if (!receipted) throw new AlreadyImported();
-        await dataSourceHeld.releaseHeld(tx, scope, collection.stream_id, trace.id);
+        // Only a retry imports a trace that is held; backfill and live pages spare the statement.
+        if (run.phase === "retry") await dataSourceHeld.releaseHeld(tx, scope, collection.stream_id, trace.id);
       },
     });
     return "imported";
   } catch (error) {
-    if (error instanceof AlreadyImported) {
-      await dataSourceHeld.releaseHeld(deps.db, scope, collection.stream_id, trace.id);
-      return "duplicates";
-    }
+    if (error instanceof AlreadyImported) return "duplicates";
     if (error instanceof OverBudget) return "over_budget";
     // The user is being erased: the trace waits as a held record (an erasure through the stream removes it).
     if (error instanceof ErasureInProgressError)
