@@ -116,11 +116,6 @@ export async function findCollection(sql: Sql, scope: Scope, streamId: string): 
   return found;
 }
 
-/** The project's collections by stream (the collection list shows which streams are activated). */
-export async function listCollections(sql: Sql, scope: Scope): Promise<CollectionRecord[]> {
-  return sql.query<CollectionRecord>(`SELECT ${COLUMNS} FROM data_source_collections WHERE org_id = $1 AND project_id = $2`, [scope.orgId, scope.projectId]);
-}
-
 /** Active collections whose step may run now: due, and held by no live lease. */
 export async function findRunnableCollections(sql: Sql, now: number): Promise<{ orgId: string; projectId: string; streamId: string }[]> {
   return sql.query(
@@ -248,15 +243,6 @@ export async function saveCheckpoint(
           [...params, change.cursor, change.windowEnd, change.watermark, change.nextPollAt, change.polledAt, change.now],
         );
   return saved.length > 0;
-}
-
-/** The backfill stopped at its budget: it waits for an extension (PUT backfill-limit). */
-export async function markBudgetExhausted(sql: Sql, scope: Scope, streamId: string, token: string, now: number): Promise<void> {
-  await sql.query(
-    `UPDATE data_source_collections SET backfill_status = 'budget_exhausted', updated_at = $5
-      WHERE org_id = $1 AND project_id = $2 AND stream_id = $3 AND lease_token = $4 AND backfill_status = 'importing'`,
-    [scope.orgId, scope.projectId, streamId, token, now],
-  );
 }
 
 /** Records (or clears, with null) the collection's last error. */

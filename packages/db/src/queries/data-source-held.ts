@@ -109,21 +109,3 @@ export async function releaseHeld(sql: Sql, scope: Scope, streamId: string, trac
     traceId,
   ]);
 }
-
-/** An erasure removes the user's unresolved records of this project (other projects' stay). */
-export async function deleteHeldOfUser(tx: Sql, scope: Scope, userId: string): Promise<{ stream_id: string; external_trace_id: string }[]> {
-  return tx.query("DELETE FROM data_source_held WHERE org_id = $1 AND project_id = $2 AND user_id = $3 RETURNING stream_id, external_trace_id", [
-    scope.orgId,
-    scope.projectId,
-    userId,
-  ]);
-}
-
-export async function countHeldOfUser(sql: Sql, scope: Scope, userId: string): Promise<number> {
-  const [row] = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM data_source_held WHERE org_id = $1 AND project_id = $2 AND user_id = $3", [
-    scope.orgId,
-    scope.projectId,
-    userId,
-  ]);
-  return row!.n;
-}

@@ -73,26 +73,3 @@ export async function recentReceipts(sql: Sql, scope: Scope, streamId: string, l
     [scope.orgId, scope.projectId, streamId, limit],
   );
 }
-
-/** Receipts of a user in the project: what an erasure through a stream would minimize. */
-export async function countReceiptsOfUser(sql: Sql, scope: Scope, userId: string): Promise<number> {
-  const [row] = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM data_source_receipts WHERE org_id = $1 AND project_id = $2 AND user_id = $3", [
-    scope.orgId,
-    scope.projectId,
-    userId,
-  ]);
-  return row!.n;
-}
-
-/**
- * An erasure keeps the receipts of the user's traces as suppressions (so a reconnect or a mapping
- * edit does not import them again) but without the user: no user, session or request stays.
- */
-export async function suppressReceiptsOfUser(tx: Sql, scope: Scope, userId: string): Promise<number> {
-  const rows = await tx.query(
-    `UPDATE data_source_receipts SET user_id = NULL, session_id = NULL, request_id = NULL, rule = NULL, phase = 'suppressed'
-      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 RETURNING external_trace_id`,
-    [scope.orgId, scope.projectId, userId],
-  );
-  return rows.length;
-}
