@@ -268,6 +268,47 @@ describe("collection rules", () => {
   }, 120_000);
 });
 
+describe("held records", () => {
+  test("a trace over 1 MB is held oversized, without its payload, and a retry keeps it held", async () => {
+    env.svc.clock.now = NOW;
+    const prefix = PREFIXES[1]!;
+    const sales = "0b1e5c2a-sales";
+    const [small, big] = braintrustTraffic({ start: NOW - 600, count: 2, idPrefix: "sales" }).map((event) => ({ ...event, project_id: sales }));
+    traffic.a.events.push(small!, { ...big!, input: [{ role: "user", content: "x".repeat(1_100_000) }] });
+    const connection = (await call(prefix, "POST", "/connections", { name: "sales", ...SOURCES[0].credentials })).body;
+    const stream = (await call(prefix, "PUT", `/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: sales })).body;
+    const window = { start: new Date((NOW - 700) * 1000).toISOString(), end: new Date(NOW * 1000).toISOString() };
+    const sampleId = (await call(prefix, "POST", `/streams/${stream.stream_id}/samples`, { revision: stream.revision, sample_window: window })).body.sample_id;
+    await env.svc.learningIdle();
+    await validate(prefix, stream.stream_id, sampleId, 0, SOURCES[0].definition);
+    const revision = (await call(prefix, "GET", "")).body.streams.find((each: { stream_id: string }) => each.stream_id === stream.stream_id).revision;
+    await call(prefix, "POST", `/streams/${stream.stream_id}/activate`, {
+      stream_revision: revision,
+      mapping_revision: 1,
+      history_start: NOW - 700,
+      history_end: NOW,
+    });
+    await env.svc.learningIdle();
+    const status = (await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body;
+    expect(status.backfill.counts).toMatchObject({ read: 2, imported: 1, held: 1 });
+    const held = (await call(prefix, "GET", `/streams/${stream.stream_id}/held`)).body.records;
+    expect(held).toMatchObject([{ trace_id: "sales-1", reasons: ["oversized"], phase: "backfill", status: "held" }]);
+    const preview = await call(prefix, "POST", `/streams/${stream.stream_id}/retry-preview`, {
+      lifecycle_revision: 1,
+      mapping_revision: 1,
+      trace_ids: ["sales-1"],
+    });
+    expect(preview.body.dispositions).toEqual([{ trace_id: "sales-1", disposition: "keep_held", reasons: ["oversized"] }]);
+    const unknown = await call(prefix, "POST", `/streams/${stream.stream_id}/retry-preview`, {
+      lifecycle_revision: 1,
+      mapping_revision: 1,
+      trace_ids: ["sales-1", "nope"],
+    });
+    expect(unknown.status).toBe(422);
+    expect(JSON.stringify(unknown.body)).toContain("trace_ids[1]");
+  }, 120_000);
+});
+
 describe("provider rate limits", () => {
   test("a rate limit past the read's retries sets the connection's cooldown; the backfill waits for it and then goes on", async () => {
     env.svc.clock.now = NOW;
