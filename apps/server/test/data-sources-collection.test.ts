@@ -243,8 +243,19 @@ describe("collection rules", () => {
     expect(edited.body).toMatchObject({ lifecycle_revision: 5, stream_revision: current.stream_revision + 1, filter_execution: "before_download" });
     expect((await call(prefix, "PUT", filters, { stream_revision: 1, lifecycle_revision: 5, filters: [] })).status).toBe(409);
     expect((await call(prefix, "GET", `/streams/${stream.stream_id}/held?after=nonsense`)).status).toBe(422);
-    expect((await call(prefix, "POST", operations, { lifecycle_revision: 5, operation: "stop" })).body.state).toBe("stopped");
-    expect((await call(prefix, "POST", operations, { lifecycle_revision: 6, operation: "resume" })).status).toBe(409);
+
+    // The edited filters apply to the live traffic read from now on: the free trace is not read; the
+    // vip one is imported, and any earlier live trace of the project (vip too) is found by its receipt.
+    const [vip, free] = braintrustTraffic({ start: NOW + 10, count: 2, idPrefix: "filtered" });
+    traffic.a.events.push({ ...vip!, tags: ["vip"] }, { ...free!, tags: ["free"] });
+    env.svc.clock.now = NOW + 120;
+    await call(prefix, "POST", operations, { lifecycle_revision: 5, operation: "poll_now" });
+    await env.svc.learningIdle();
+    const live = (await call(prefix, "GET", status)).body.live.counts;
+    expect(live).toMatchObject({ imported: 1, read: live.duplicates + 1 });
+
+    expect((await call(prefix, "POST", operations, { lifecycle_revision: 6, operation: "stop" })).body.state).toBe("stopped");
+    expect((await call(prefix, "POST", operations, { lifecycle_revision: 7, operation: "resume" })).status).toBe(409);
   }, 120_000);
 
   test("traffic filters of trace_provider_b cannot be edited after activation (422 naming filters)", async () => {
