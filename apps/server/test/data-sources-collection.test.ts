@@ -246,8 +246,10 @@ describe("collection rules", () => {
 
     // The edited filters apply to the live traffic read from now on: the free trace is not read; the
     // vip one is imported, and any earlier live trace of the project (vip too) is found by its receipt.
-    const [vip, free] = braintrustTraffic({ start: NOW + 10, count: 2, idPrefix: "filtered" });
-    traffic.a.events.push({ ...vip!, tags: ["vip"] }, { ...free!, tags: ["free"] });
+    traffic.a.events.push(
+      ...braintrustTraffic({ start: NOW + 10, count: 1, idPrefix: "vip", tags: ["vip"] }),
+      ...braintrustTraffic({ start: NOW + 11, count: 1, idPrefix: "free", tags: ["free"] }),
+    );
     env.svc.clock.now = NOW + 120;
     await call(prefix, "POST", operations, { lifecycle_revision: 5, operation: "poll_now" });
     await env.svc.learningIdle();

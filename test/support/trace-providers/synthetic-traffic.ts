@@ -20,6 +20,8 @@ export interface TrafficShape {
   heldEvery?: number;
   /** Distinct ids across calls (live traffic added later). */
   idPrefix?: string;
+  /** The traces' tags (Braintrust: what a tags filter reads); unset: the fixture's. */
+  tags?: string[];
 }
 
 /** Whether generated trace `index` has no user (it is held), and its user otherwise. */
@@ -41,6 +43,7 @@ export function braintrustTraffic(shape: TrafficShape): BraintrustData["events"]
       input: [{ role: "user", content: `Question ${id}` }],
       output: [{ type: "text", text: `Answer ${id}` }],
       metadata: { ...(user !== null && { user_id: user }), env: "prod" },
+      ...(shape.tags && { tags: shape.tags }),
     } as unknown as BraintrustData["events"][number];
   });
 }
