@@ -24,6 +24,7 @@ import {
   braintrustTraffic,
   langfuseTraffic,
   langsmithTraffic,
+  SYNTHETIC_MAPPING_FIELDS,
   SYNTHETIC_PROJECTS,
   type TrafficShape,
 } from "../test/support/trace-providers/synthetic-traffic.ts";
@@ -64,7 +65,7 @@ function providerSetup(provider: keyof typeof SYNTHETIC_PROJECTS, history: Traff
         start: () => startBraintrustServer(data),
         addLive: (shape: TrafficShape) => data.events.push(...braintrustTraffic(shape)),
         credentials: { api_key: BRAINTRUST_KEY },
-        fields: { user: { path: "/metadata/user_id" }, input: { path: "/input/0/content" }, output: { path: "/output", transform: "first_text_block" } },
+        fields: SYNTHETIC_MAPPING_FIELDS.trace_provider_a,
       };
     }
     case "trace_provider_b": {
@@ -73,12 +74,7 @@ function providerSetup(provider: keyof typeof SYNTHETIC_PROJECTS, history: Traff
         start: () => startLangfuseServer(data),
         addLive: (shape: TrafficShape) => data.traces.push(...langfuseTraffic(shape)),
         credentials: { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key },
-        fields: {
-          user: { path: "/userId" },
-          session: { path: "/sessionId" },
-          input: { path: "/input/messages/0/content" },
-          output: { path: "/output/content" },
-        },
+        fields: SYNTHETIC_MAPPING_FIELDS.trace_provider_b,
       };
     }
     case "trace_provider_c": {
@@ -87,7 +83,7 @@ function providerSetup(provider: keyof typeof SYNTHETIC_PROJECTS, history: Traff
         start: () => startLangsmithServer(data),
         addLive: (shape: TrafficShape) => data.runs.push(...langsmithTraffic(shape)),
         credentials: { api_key: LANGSMITH_KEY },
-        fields: { user: { path: "/extra/metadata/user_id" }, input: { path: "/inputs/messages/0/content" }, output: { path: "/outputs/output" } },
+        fields: SYNTHETIC_MAPPING_FIELDS.trace_provider_c,
       };
     }
   }
@@ -157,7 +153,8 @@ async function runProvider(provider: keyof typeof SYNTHETIC_PROJECTS) {
       if (kills < KILLS && imported >= killAt[kills]!) {
         progress(`${provider}: killing the worker at ${imported} imported`);
         await stopProcess(worker, "SIGKILL");
-        killed = { at: performance.now(), imported };
+        // What the dead worker committed: imports counted after this are the restarted worker's.
+        killed = { at: performance.now(), imported: (await readStatus()).backfill.counts.imported };
         worker = spawnWorker(env);
         kills++;
       }

@@ -3,7 +3,7 @@ import { type Deployment, startableDeployment } from "../../../test/support/depl
 import { until } from "../../../test/support/server-process.ts";
 import { BRAINTRUST_KEY, type BraintrustData, startBraintrustServer } from "../../../test/support/trace-providers/braintrust-server.ts";
 import type { ProviderServer } from "../../../test/support/trace-providers/provider-server.ts";
-import { braintrustData, braintrustTraffic, SYNTHETIC_PROJECTS } from "../../../test/support/trace-providers/synthetic-traffic.ts";
+import { braintrustData, braintrustTraffic, SYNTHETIC_MAPPING_FIELDS, SYNTHETIC_PROJECTS } from "../../../test/support/trace-providers/synthetic-traffic.ts";
 
 // A backfill of 300 traces (every 10th without a user) whose process dies by SIGKILL after its first
 // page was imported and before that page's checkpoint (CRASH_POINTS collection.before_checkpoint):
@@ -45,15 +45,7 @@ test("a backfill killed between a page's imports and its checkpoint imports ever
   const window = { start: new Date(HISTORY_START * 1000).toISOString(), end: new Date().toISOString() };
   const sampleId = (await request("POST", `/streams/${stream.stream_id}/samples`, { revision: stream.revision, sample_window: window })).body.sample_id;
   await until(async () => ((await request("GET", `/samples/${sampleId}`)).body.status === "complete" ? true : undefined), 60_000);
-  const definition = {
-    version: 1,
-    rules: [
-      {
-        name: "chat",
-        fields: { user: { path: "/metadata/user_id" }, input: { path: "/input/0/content" }, output: { path: "/output", transform: "first_text_block" } },
-      },
-    ],
-  };
+  const definition = { version: 1, rules: [{ name: "chat", fields: SYNTHETIC_MAPPING_FIELDS.trace_provider_a }] };
   await request("PUT", `/streams/${stream.stream_id}/mapping`, { expected_revision: 0, definition });
   const preview = (await request("POST", `/streams/${stream.stream_id}/preview`, { sample_id: sampleId, expected_revision: 1 })).body;
   await request("POST", `/streams/${stream.stream_id}/mapping/validate`, { sample_id: sampleId, expected_revision: 1, sample_digest: preview.sample_digest });

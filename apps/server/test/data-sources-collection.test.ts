@@ -10,6 +10,7 @@ import {
   braintrustTraffic,
   langfuseTraffic,
   langsmithTraffic,
+  SYNTHETIC_MAPPING_FIELDS,
   SYNTHETIC_PROJECTS,
   type TrafficShape,
 } from "../../../test/support/trace-providers/synthetic-traffic.ts";
@@ -44,31 +45,21 @@ const SOURCES = [
   {
     provider: "trace_provider_a",
     credentials: { api_key: BRAINTRUST_KEY },
-    definition: rule({ user: { path: "/metadata/user_id" }, input: { path: "/input/0/content" }, output: { path: "/output", transform: "first_text_block" } }),
+    definition: rule(SYNTHETIC_MAPPING_FIELDS.trace_provider_a),
     fallback: rule({ user: { path: "/metadata/env" }, input: { path: "/input/0/content" }, output: { path: "/output", transform: "first_text_block" } }),
     addLive: (shape: TrafficShape) => traffic.a.events.push(...braintrustTraffic(shape)),
   },
   {
     provider: "trace_provider_b",
     credentials: { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key },
-    definition: rule({
-      user: { path: "/userId" },
-      session: { path: "/sessionId" },
-      input: { path: "/input/messages/0/content" },
-      output: { path: "/output/content" },
-    }),
+    definition: rule(SYNTHETIC_MAPPING_FIELDS.trace_provider_b),
     fallback: rule({ user: { path: "/environment" }, input: { path: "/input/messages/0/content" }, output: { path: "/output/content" } }),
     addLive: (shape: TrafficShape) => traffic.b.traces.push(...langfuseTraffic(shape)),
   },
   {
     provider: "trace_provider_c",
     credentials: { api_key: LANGSMITH_KEY },
-    definition: rule({
-      user: { path: "/extra/metadata/user_id" },
-      input: { path: "/inputs/messages/0/content" },
-      output: { path: "/outputs/output" },
-      timestamp: { path: "/start_time" },
-    }),
+    definition: rule(SYNTHETIC_MAPPING_FIELDS.trace_provider_c),
     fallback: rule({ user: { path: "/extra/metadata/env" }, input: { path: "/inputs/messages/0/content" }, output: { path: "/outputs/output" } }),
     addLive: (shape: TrafficShape) => traffic.c.runs.push(...langsmithTraffic(shape)),
   },

@@ -11,6 +11,23 @@ export const SYNTHETIC_PROJECTS = {
   trace_provider_c: "a3f0c1de-0000-4000-8000-000000000001",
 } as const;
 
+/** Mapping fields that read the generated traffic of each provider (a trace without a user is held). */
+export const SYNTHETIC_MAPPING_FIELDS = {
+  trace_provider_a: { user: { path: "/metadata/user_id" }, input: { path: "/input/0/content" }, output: { path: "/output", transform: "first_text_block" } },
+  trace_provider_b: {
+    user: { path: "/userId" },
+    session: { path: "/sessionId" },
+    input: { path: "/input/messages/0/content" },
+    output: { path: "/output/content" },
+  },
+  trace_provider_c: {
+    user: { path: "/extra/metadata/user_id" },
+    input: { path: "/inputs/messages/0/content" },
+    output: { path: "/outputs/output" },
+    timestamp: { path: "/start_time" },
+  },
+} as const;
+
 /** Every `heldEvery`th generated trace has no user: a collection holds it (`user:missing`). */
 export interface TrafficShape {
   /** Unix seconds of the first trace; traces follow one every `spacing` seconds. */
