@@ -11,7 +11,7 @@ export interface AggregationOperationInput {
 const { aggregationStep } = proxyActivities<Activities>({
   // One attempt clusters and makes one LLM call per changed cluster; the heartbeat notices a dead worker.
   startToCloseTimeout: "30 minutes",
-  heartbeatTimeout: "30 seconds",
+  heartbeatTimeout: "15 seconds",
   retry: { initialInterval: "2 seconds", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 5 },
 });
 

@@ -13,7 +13,7 @@ const { generationStep } = proxyActivities<Activities>({
   // window or playbook, committing as it goes; the heartbeat notices a dead worker within seconds,
   // and a retry (on any worker) goes on after what was committed.
   startToCloseTimeout: "24 hours",
-  heartbeatTimeout: "30 seconds",
+  heartbeatTimeout: "15 seconds",
   retry: { initialInterval: "2 seconds", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 5 },
 });
 

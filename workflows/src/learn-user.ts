@@ -31,7 +31,7 @@ const BUSY_PAUSE = "5 seconds";
 const { learningStep } = proxyActivities<Activities>({
   // A window is one or two LLM calls; the heartbeat notices a worker that died holding one.
   startToCloseTimeout: "15 minutes",
-  heartbeatTimeout: "20 seconds",
+  heartbeatTimeout: "15 seconds",
   retry: { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 20 },
 });
 

@@ -25,8 +25,10 @@ const BATCH_SIZE = 256;
 const DEFAULT_STEPS_PER_RUN = 100;
 
 const { reembedProfilesStep } = proxyActivities<Activities>({
-  // One step embeds one batch, which takes seconds; a worker that died holding it is noticed here.
+  // One step embeds one batch, which takes seconds; the heartbeat notices a worker that died (or shut
+  // down) holding it within seconds rather than at the end of the attempt's two minutes.
   startToCloseTimeout: "2 minutes",
+  heartbeatTimeout: "15 seconds",
   retry: { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 10 },
 });
 

@@ -12,7 +12,7 @@ const { evaluationJobStep } = proxyActivities<Activities>({
   // One attempt grades the whole window, committing session by session; the heartbeat notices a
   // dead worker, and a retry goes on after the last session saved.
   startToCloseTimeout: "24 hours",
-  heartbeatTimeout: "30 seconds",
+  heartbeatTimeout: "15 seconds",
   retry: { initialInterval: "2 seconds", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 10 },
 });
 

@@ -11,7 +11,7 @@ export interface SessionTimerInput {
 /** The steps of session timers: a few LLM calls at most; the heartbeat notices a worker that died holding one. */
 export const sessionTimerSteps = proxyActivities<Activities>({
   startToCloseTimeout: "15 minutes",
-  heartbeatTimeout: "20 seconds",
+  heartbeatTimeout: "15 seconds",
   retry: { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 20 },
 });
 

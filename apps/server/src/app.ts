@@ -16,6 +16,7 @@ import { Elysia } from "elysia";
 import type { IncomingRequest, RequestContext } from "./context.ts";
 import { withBackstop } from "./http/backstop.ts";
 import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/browser-guard.ts";
+import { CONSOLE_DIST, serveConsoleFile } from "./http/console-files.ts";
 import { errorResponse, translateError } from "./http/error-response.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
 import { readJsonBody, readQuery, withQueryFields } from "./http/read-input.ts";
@@ -50,6 +51,8 @@ export interface AppOptions {
   accounts?: AccountServices;
   /** Send each REST answer's stage timings as a Server-Timing header (SERVICE_SERVER_TIMING; default off). */
   serverTiming?: boolean;
+  /** The built operator console served under /console (default: apps/console/dist, made by scripts/build-console). */
+  consoleDir?: string;
 }
 
 /** The defaults of an app built without settings (tests, benchmarks), as the settings' own defaults. */
@@ -69,7 +72,7 @@ const incomingOf = (request: Request, server: Listener): IncomingRequest => ({
   clientAddress: server?.requestIP(request)?.address ?? null,
 });
 
-/** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs. */
+/** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs, the operator console at /console. */
 export function buildApp({
   deps,
   log,
@@ -83,6 +86,7 @@ export function buildApp({
   rateLimits = {},
   accounts = localAccountServices(log),
   serverTiming = false,
+  consoleDir = CONSOLE_DIST,
 }: AppOptions) {
   const rateLimiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...rateLimits });
 
@@ -221,6 +225,8 @@ export function buildApp({
     })
     .get("/openapi.json", () => openApi)
     .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }))
+    .get("/console", ({ request }) => serveConsoleFile(consoleDir, new URL(request.url).pathname))
+    .get("/console/*", ({ request }) => serveConsoleFile(consoleDir, new URL(request.url).pathname))
     .all(
       "/trpc/*",
       async ({ request, server }) => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DEFAULT_SESSION_INACTIVITY_SECONDS } from "@als/core";
+import { members } from "@als/db";
+import { openSession } from "@als/identity";
 import { registerProject } from "../../../test/support/register-project.ts";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -214,5 +216,69 @@ describe("the walkthrough, verified from evidence", () => {
   test("another organisation's member sees its own default project, none of this run", async () => {
     const theirs = await status(stranger.loginSession);
     expect(theirs).toMatchObject({ eligible: true, run: null, project_empty: true });
+  });
+});
+
+describe("rules a fresh organisation's walkthrough keeps", () => {
+  let third: Tenant;
+  let teammateSession: string;
+  const as = (token: string) => member(token);
+
+  beforeAll(async () => {
+    third = await createTenant(svc.deps, "onboarding-third");
+    // A second member of the same organisation, as an accepted invitation leaves one.
+    const teammate = { member_id: `mem_${crypto.randomUUID()}`, org_id: third.orgId };
+    await members.insertMember(
+      svc.db,
+      { ...teammate, email: `mate-${crypto.randomUUID()}@third.example`, password_hash: null, role: "member", email_verified_at: svc.clock.now, invited: true },
+      svc.clock.now,
+    );
+    teammateSession = (await openSession(svc.deps, teammate, "login")).token;
+  });
+
+  test("a teammate sees the run a member started and the steps the member's actions completed", async () => {
+    const started = await svc.call("POST", `${BASE}/initialize`, undefined, as(third.loginSession));
+    await svc.call("PATCH", BASE, { run_id: started.body.run.run_id, action: "defer_experiment" }, as(third.loginSession));
+    const seen = await svc.call("GET", BASE, undefined, as(teammateSession));
+    expect(seen.status).toBe(200);
+    expect(seen.body.run.run_id).toBe(started.body.run.run_id);
+    expect(step(seen.body, "set_up_experiment")).toMatchObject({ complete: true, reason_code: "experiment_deferred" });
+  });
+
+  test("an evidence_id over 255 characters is 422 naming it, and changes nothing", async () => {
+    const before = (await status(third.loginSession)).run;
+    const answer = await svc.call(
+      "PATCH",
+      BASE,
+      { run_id: before.run_id, action: "view_learning", evidence_id: `profile:${"x".repeat(248)}` },
+      as(third.loginSession),
+    );
+    expect(answer.status).toBe(422);
+    expect(JSON.stringify(answer.body)).toContain("evidence_id");
+    expect((await status(third.loginSession)).run.revision).toBe(before.revision);
+  });
+
+  test("a search with the API key that serves nothing does not count as retrieval", async () => {
+    const run = (await status(third.loginSession)).run;
+    const searched = await svc.call("POST", "/api/search", { query: "anything about this user", user_id: run.user_id }, bearer(third.fullKey));
+    expect(searched.status).toBe(200);
+    const answer = await svc.call("POST", `${BASE}/refresh`, undefined, as(third.loginSession));
+    expect(answer.body.run.retrieved_learning_ids).toEqual([]);
+    expect(step(answer.body, "retrieve_learning").complete).toBe(false);
+    expect(answer.body.run.milestones.learning_retrieved).toBeNull();
+  });
+
+  test("dismissing is one-way; a fresh start begins a new run that is not dismissed", async () => {
+    const run = (await status(third.loginSession)).run;
+    const dismissed = await svc.call("PATCH", BASE, { run_id: run.run_id, action: "dismiss" }, as(third.loginSession));
+    expect(dismissed.body).toMatchObject({ run: { dismissed: true }, show_full: false });
+    expect(dismissed.body.run.dismissed_at).toBeNumber();
+    // Dismissing again keeps it dismissed, at the first time.
+    const again = await svc.call("PATCH", BASE, { run_id: run.run_id, action: "dismiss" }, as(teammateSession));
+    expect(again.body.run).toMatchObject({ dismissed: true, dismissed_at: dismissed.body.run.dismissed_at });
+    const fresh = await svc.call("POST", `${BASE}/start`, { fresh: true }, as(teammateSession));
+    expect(fresh.body.run.run_id).not.toBe(run.run_id);
+    expect(fresh.body.run).toMatchObject({ dismissed: false, dismissed_at: null });
+    expect(fresh.body.show_full).toBe(true);
   });
 });

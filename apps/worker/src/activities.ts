@@ -32,7 +32,7 @@ export function createActivities(deps: CoreDeps, options: { searchAttributes: bo
       if (deps.embedder.modelId !== modelId) {
         throw ApplicationFailure.retryable(`this worker embeds with ${deps.embedder.modelId}, not ${modelId}`, "EmbeddingModelMismatch");
       }
-      return reembedStaleRowsStep(deps, { orgId, projectId }, batchSize);
+      return withHeartbeat(() => reembedStaleRowsStep(deps, { orgId, projectId }, batchSize));
     },
 
     // These steps heartbeat while the LLM works, so a worker that dies mid-step is noticed in seconds.

@@ -17,12 +17,10 @@ const MEMBER_OF_PROJECT = {
   projectHeader: "optional",
 } as const satisfies Partial<EndpointSpec>;
 
-const BASE = "/api/projects/:project_id/onboarding";
-
 export const onboardingEndpoints = defineResource("onboarding", {
   status: {
     method: "GET",
-    path: BASE,
+    path: "/api/projects/:project_id/onboarding",
     summary: "The project's onboarding status and its linked evidence (not eligible: every project but the default one)",
     input: OnboardingProjectInput,
     output: OnboardingStatus,
@@ -30,7 +28,7 @@ export const onboardingEndpoints = defineResource("onboarding", {
   },
   initialize: {
     method: "POST",
-    path: `${BASE}/initialize`,
+    path: "/api/projects/:project_id/onboarding/initialize",
     summary: "Initialize the walkthrough's run and reconcile its milestones from persisted evidence, in one answer",
     input: OnboardingProjectInput,
     output: OnboardingStatus,
@@ -39,7 +37,7 @@ export const onboardingEndpoints = defineResource("onboarding", {
   },
   start: {
     method: "POST",
-    path: `${BASE}/start`,
+    path: "/api/projects/:project_id/onboarding/start",
     summary: "fresh false: initialize the example idempotently; fresh true: a new run, earlier example records kept (404 on a project that is not eligible)",
     input: StartOnboardingRequest,
     output: OnboardingStatus,
@@ -48,7 +46,7 @@ export const onboardingEndpoints = defineResource("onboarding", {
   },
   refresh: {
     method: "POST",
-    path: `${BASE}/refresh`,
+    path: "/api/projects/:project_id/onboarding/refresh",
     summary: "Reconcile the run's milestones from persisted evidence and save them",
     input: OnboardingProjectInput,
     output: OnboardingStatus,
@@ -57,7 +55,7 @@ export const onboardingEndpoints = defineResource("onboarding", {
   },
   conversation: {
     method: "GET",
-    path: `${BASE}/conversation`,
+    path: "/api/projects/:project_id/onboarding/conversation",
     summary: "At most three messages of a request of the run's conversation, each cut to 1,000 characters; changes nothing, fetches nothing from providers",
     input: OnboardingConversationQuery,
     output: ConversationPreview,
@@ -66,7 +64,7 @@ export const onboardingEndpoints = defineResource("onboarding", {
   },
   update: {
     method: "PATCH",
-    path: BASE,
+    path: "/api/projects/:project_id/onboarding",
     summary:
       "Record what a member did (dismiss, use_imported_conversation, use_published_sample, view_learning, view_evaluation, defer_experiment, review_experiment); shared with teammates",
     input: UpdateOnboardingRequest,

@@ -7,7 +7,12 @@ export interface PgliteOptions {
   /** Directory of the database files; omit for an in-memory database (tests). */
   dataDir?: string;
   timeouts?: StorageTimeouts;
+  /** A dump of another in-memory database (`dumpDataDir`) to start from instead of an empty cluster. */
+  loadDataDir?: Blob;
 }
+
+/** The PGlite database, which can also dump its files (to start other in-memory databases from). */
+export type PgliteDatabase = Database & { dumpDataDir(): Promise<Blob> };
 
 /**
  * PGlite in this process: one session that runs one statement or transaction at a time, so a call
@@ -15,12 +20,13 @@ export interface PgliteOptions {
  * `acquireMs` (a transaction) or `acquireMs + statementMs` (a statement); a statement, once running,
  * runs on this thread and no timer can interrupt it.
  */
-export async function openPglite(options: PgliteOptions): Promise<Database> {
+export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase> {
   const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
   // PGlite creates its own directory but not the parents (./.data on a fresh checkout).
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const db = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     extensions: { vector },
     parsers: { [types.INT8]: (value: string) => Number(value) },
   });
@@ -87,5 +93,6 @@ export async function openPglite(options: PgliteOptions): Promise<Database> {
         }
       }),
     close: () => (db.closed ? Promise.resolve() : db.close()),
+    dumpDataDir: () => open(async () => (await db.dumpDataDir("none")) as Blob),
   };
 }

@@ -1,0 +1,95 @@
+import { useQuery } from "@tanstack/react-query";
+import { lazy, Suspense, useEffect, useRef } from "react";
+import { ApiKeysPage } from "./pages/api-keys.tsx";
+import { ApprovalsPage } from "./pages/approvals.tsx";
+import { ErasePage } from "./pages/erase.tsx";
+import { LearningsPage } from "./pages/learnings.tsx";
+import { OnboardingPage } from "./pages/onboarding.tsx";
+import { QuestionsPage } from "./pages/questions.tsx";
+import { SignInPage } from "./pages/sign-in.tsx";
+import { PAGES, type PageId, useRoute } from "./route.ts";
+import { useMember, useSession } from "./session.tsx";
+
+// The charting library is most of the bundle: it loads when the evaluation page is first opened.
+const EvaluationPage = lazy(() => import("./pages/evaluation.tsx").then((module) => ({ default: module.EvaluationPage })));
+
+const PAGE_COMPONENTS: Record<PageId, React.ComponentType> = {
+  onboarding: OnboardingPage,
+  learnings: LearningsPage,
+  approvals: ApprovalsPage,
+  questions: QuestionsPage,
+  evaluation: EvaluationPage,
+  "api-keys": ApiKeysPage,
+  erase: ErasePage,
+};
+
+export function App() {
+  const { session } = useSession();
+  return session ? <Shell /> : <SignInPage />;
+}
+
+/** The signed-in console: navigation, the project switch, and the page of the URL. */
+function Shell() {
+  const { client, session } = useMember();
+  const { signOut, switchProject } = useSession();
+  const page = useRoute();
+  const me = useQuery({ queryKey: ["me", session.token], queryFn: () => client.account.me() });
+  const Page = PAGE_COMPONENTS[page];
+  // After a move to another page, focus goes to its content, so a screen reader reads the new page
+  // and the next Tab starts there; the first page shown keeps the browser's own focus.
+  const shown = useRef(page);
+  useEffect(() => {
+    if (shown.current === page) return;
+    shown.current = page;
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [page]);
+
+  const leave = async () => {
+    // The session ends on the server too, not only in this tab; a failure still forgets it here.
+    await client.account.logout().catch(() => undefined);
+    signOut();
+  };
+
+  return (
+    <div className="shell">
+      {/* A button, not a link to #main: the URL's hash names the page, and following #main would leave it. */}
+      <button type="button" className="skip" onClick={() => document.getElementById("main")?.focus()}>
+        Skip to content
+      </button>
+      <header className="top">
+        <span className="brand">Agent learning console</span>
+        <label className="project">
+          Project
+          <select value={session.projectId} onChange={(event) => switchProject(event.target.value)}>
+            {(me.data?.projects ?? [{ project_id: session.projectId, name: session.projectId }]).map((project) => (
+              <option key={project.project_id} value={project.project_id}>
+                {project.name === project.project_id ? project.project_id : `${project.name} (${project.project_id})`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="who">{me.data ? `${me.data.email} · ${me.data.organization_name}` : session.email}</span>
+        <button type="button" onClick={leave}>
+          Sign out
+        </button>
+      </header>
+      <nav aria-label="Console pages" className="pages">
+        <ul>
+          {PAGES.map((each) => (
+            <li key={each.id}>
+              <a href={`#/${each.id}`} aria-current={each.id === page ? "page" : undefined}>
+                {each.title}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {/* A page is keyed by project: switching shows the other project's data, never a mix. */}
+        <Suspense fallback={<p>Loading…</p>}>
+          <Page key={session.projectId} />
+        </Suspense>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,83 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { ErrorNote } from "../error-note.tsx";
+import { formatTime } from "../format.ts";
+import { memberClient, useMember } from "../session.tsx";
+
+/**
+ * Erase one user of the project. Erasure needs a governance session, opened with the password typed
+ * again, and the user ID typed a second time: it cannot be undone.
+ */
+export function ErasePage() {
+  const { client, session } = useMember();
+  const [userId, setUserId] = useState("");
+  const [confirmation, setConfirmation] = useState("");
+  const [password, setPassword] = useState("");
+  // The caller's id of this erasure: the service answers a repeat of it with the same operation.
+  const [requestId] = useState(() => `console-${crypto.randomUUID()}`);
+  const [governanceToken, setGovernanceToken] = useState<string | null>(null);
+  const erase = useMutation({
+    mutationFn: async () => {
+      const governance = await client.account.createGovernanceSession({ password });
+      setGovernanceToken(governance.token);
+      return memberClient(governance.token, session.projectId).governance.eraseUser({ user_id: userId, request_id: requestId });
+    },
+    onSuccess: () => setPassword(""),
+  });
+  const purgeId = erase.data?.purge_id ?? null;
+  const progress = useQuery({
+    queryKey: ["purge", purgeId],
+    enabled: purgeId !== null && governanceToken !== null,
+    queryFn: () => memberClient(governanceToken!, session.projectId).governance.getPurgeOperation({ purge_id: purgeId! }),
+    // Until the erasure is done; each poll is one bounded request.
+    refetchInterval: (query) => (query.state.data && ["complete", "failed"].includes(query.state.data.status) ? false : 1_000),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    erase.mutate();
+  };
+  const operation = progress.data ?? erase.data;
+  return (
+    <section aria-labelledby="erase-title">
+      <h1 id="erase-title">Erase a user</h1>
+      <p>
+        Removes everything the project holds about the user (interactions, profiles, user playbooks, their questions). Agent playbooks stay. This cannot be
+        undone.
+      </p>
+      <form onSubmit={submit} className="stack card">
+        <label>
+          User ID to erase
+          <input required value={userId} onChange={(event) => setUserId(event.target.value)} />
+        </label>
+        <label>
+          Type the user ID again to confirm
+          <input required value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />
+        </label>
+        <label>
+          Your password (opens a short governance session)
+          <input type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.target.value)} />
+        </label>
+        <button type="submit" className="danger" disabled={erase.isPending || userId === "" || confirmation !== userId}>
+          Erase {userId || "the user"} from {session.projectId}
+        </button>
+        <ErrorNote error={erase.error ?? progress.error} />
+      </form>
+      {operation && (
+        <output className="card">
+          <p>
+            Erasure {operation.purge_id}: <strong>{operation.status}</strong> (phase {operation.phase})
+            {operation.completed_at ? `, completed ${formatTime(operation.completed_at)}` : ""}.
+          </p>
+          {operation.error_code && <p className="error">Error: {operation.error_code}</p>}
+          <ul className="plain">
+            {Object.entries(operation.deleted_counts).map(([table, count]) => (
+              <li key={table}>
+                {table}: {count} removed
+              </li>
+            ))}
+          </ul>
+        </output>
+      )}
+    </section>
+  );
+}
