@@ -9,8 +9,10 @@ import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "./serv
 /** The service as real processes of the test's mode, which a test can kill outright and start again on the same storage. */
 export interface Deployment {
   url: string;
-  /** Starts the processes and waits until the server answers /health. */
-  start(): Promise<void>;
+  /** Starts the processes (`extraEnv` added to the one running durable work: the server embedded, the worker full) and waits until the server answers /health. */
+  start(extraEnv?: Record<string, string>): Promise<void>;
+  /** Resolves when every process started has exited (one that kills itself at a crash point). */
+  exited(): Promise<void>;
   /** SIGKILL to every process: nothing is flushed or finished. */
   kill(): Promise<void>;
   /** Stops the processes and removes the storage. */
@@ -26,11 +28,11 @@ export async function startableDeployment(name: string, env: Record<string, stri
   const port = randomPort();
   const url = `http://127.0.0.1:${port}`;
   let processes: Subprocess[] = [];
-  let spawn: () => Subprocess[];
+  let spawn: (extraEnv: Record<string, string>) => Subprocess[];
   let removeStorage: () => Promise<void>;
   if (testMode === "embedded") {
     const dataDir = mkdtempSync(join(tmpdir(), `als-${name}-`));
-    spawn = () => [spawnServer(port, { DATA_DIR: dataDir, ...env })];
+    spawn = (extraEnv) => [spawnServer(port, { DATA_DIR: dataDir, ...env, ...extraEnv })];
     removeStorage = async () => rmSync(dataDir, { recursive: true, force: true });
   } else {
     const database = await createFreshDatabase(process.env.TEST_DATABASE_URL!);
@@ -40,7 +42,7 @@ export async function startableDeployment(name: string, env: Record<string, stri
       TEMPORAL_TASK_QUEUE: `${name}-${crypto.randomUUID()}`,
       ...env,
     };
-    spawn = () => [spawnServer(port, fullEnv), spawnWorker(fullEnv)];
+    spawn = (extraEnv) => [spawnServer(port, fullEnv), spawnWorker({ ...fullEnv, ...extraEnv })];
     removeStorage = () => database.drop();
   }
   const stop = async (signal: NodeJS.Signals) => {
@@ -49,11 +51,13 @@ export async function startableDeployment(name: string, env: Record<string, stri
   };
   return {
     url,
-    async start() {
-      processes = spawn();
+    async start(extraEnv = {}) {
+      processes = spawn(extraEnv);
       await until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.ok ? true : undefined), 60_000);
     },
     kill: () => stop("SIGKILL"),
+    // Embedded: the server runs the durable work; full: the worker (the last process) does.
+    exited: async () => void (await processes.at(-1)!.exited),
     async close() {
       await stop("SIGTERM");
       await removeStorage();

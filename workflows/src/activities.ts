@@ -1,7 +1,7 @@
 // The one file of workflow code that names domain types; type imports only (useImportType), erased at build.
-import type { AggregationStepOutcome, LearningStepOutcome, ReembedProgress, SessionTimerOutcome, StepOutcome } from "@als/core";
+import type { AggregationStepOutcome, CollectionStepOutcome, LearningStepOutcome, ReembedProgress, SessionTimerOutcome, StepOutcome } from "@als/core";
 
-export type { SessionTimerOutcome, StepOutcome };
+export type { CollectionStepOutcome, SessionTimerOutcome, StepOutcome };
 
 export interface ReembedProfilesStepInput {
   orgId: string;
@@ -34,4 +34,5 @@ export interface Activities {
   outcomeInferenceStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<SessionTimerOutcome>;
   evaluationJobStep(input: { orgId: string; projectId: string; jobId: string }): Promise<StepOutcome>;
   sampleStep(input: { orgId: string; projectId: string; sampleId: string }): Promise<StepOutcome>;
+  collectionStep(input: { orgId: string; projectId: string; streamId: string }): Promise<CollectionStepOutcome>;
 }

@@ -2,6 +2,8 @@
 
 export type { AggregationOperationInput } from "./aggregation-operation.ts";
 export { aggregationOperationWorkflow } from "./aggregation-operation.ts";
+export type { DataSourceCollectionInput } from "./data-source-collection.ts";
+export { collectionChangedSignal, dataSourceCollectionWorkflow } from "./data-source-collection.ts";
 export type { DataSourceSampleInput } from "./data-source-sample.ts";
 export { dataSourceSampleWorkflow } from "./data-source-sample.ts";
 export type { EvaluateSessionInput } from "./evaluate-session.ts";

@@ -21,3 +21,8 @@ export function evaluateSessionWorkflowId(session: { orgId: string; projectId: s
 export function inferSessionOutcomeWorkflowId(session: { orgId: string; projectId: string; sessionId: string }): string {
   return `infer-outcome:${session.orgId}:${session.projectId}:${session.sessionId}`;
 }
+
+/** One collection workflow per activated stream: activation, operations and retries signal it. */
+export function collectionWorkflowId(stream: { orgId: string; projectId: string; streamId: string }): string {
+  return `collect:${stream.orgId}:${stream.projectId}:${stream.streamId}`;
+}

@@ -2,6 +2,7 @@ import { attachReconciler, createCoreDeps, type Reconciler, type Settings } from
 import type { Scope } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
+import { signalDataSourceCollection } from "@als/workflows/start-data-source-collection";
 import { startDataSourceSampleWorkflow } from "@als/workflows/start-data-source-sample";
 import { startEvaluateSessionWorkflow } from "@als/workflows/start-evaluate-session";
 import { startGenerationRunWorkflow } from "@als/workflows/start-generation-run";
@@ -55,6 +56,9 @@ export async function composeService(settings: Settings, log: Logger) {
     );
     deps.scheduleSample = reporting("start the data-source sample workflow", (scope, sampleId) =>
       startDataSourceSampleWorkflow(client, taskQueue, scope, sampleId),
+    );
+    deps.scheduleCollection = reporting("start or signal the data-source collection workflow", (scope, streamId) =>
+      signalDataSourceCollection(client, taskQueue, scope, streamId),
     );
   }
   return {

@@ -106,6 +106,7 @@ beforeAll(async () => {
     external_project_id: "0b1e5c2a-support",
     stream_id: stream.stream_id,
     sample_digest: "0".repeat(64),
+    preview_digest: "0".repeat(64),
     definition: { version: 1, rules: [{ name: "beta-rule", fields: { input: { path: "/input" } } }] },
     org_id: a.orgId,
     member_id: a.ownerId,

@@ -250,17 +250,17 @@ describe("governance credentials and input", () => {
     expect((await svc.db.query("SELECT purge_id FROM purge_operations")).length).toBe(before);
   });
 
-  test("the data-source stream routes answer 501 and erase nothing", async () => {
+  test("the data-source stream routes answer 404 for an unknown stream and erase nothing", async () => {
     const response = await call("POST", "/api/data-sources/streams/stream-1/purge-user", { user_id: NEIGHBOUR, request_id: "r" });
-    expect(response.status).toBe(501);
-    expect(response.body.detail).toContain("/api/governance/erase-user");
+    expect(response.status).toBe(404);
+    expect(response.body.detail).toContain("stream-1");
     const scoped = await svc.call(
       "POST",
       "/api/projects/default/data-sources/streams/stream-1/purge-preview",
       { user_id: NEIGHBOUR, request_id: "r" },
       asGovernance("default"),
     );
-    expect(scoped.status).toBe(501);
+    expect(scoped.status).toBe(404);
     expect((await exportOf(NEIGHBOUR)).counts.interactions).toBe(4);
   });
 });

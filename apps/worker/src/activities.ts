@@ -2,6 +2,7 @@ import {
   type CoreDeps,
   reembedStaleRowsStep,
   runAggregationStep,
+  runCollectionStep,
   runEvaluationJobStep,
   runEvaluationStep,
   runGenerationStep,
@@ -12,7 +13,7 @@ import {
   type StepOutcome,
 } from "@als/core";
 import type { Activities } from "@als/workflows/activities";
-import { evaluateSessionWorkflowId, inferSessionOutcomeWorkflowId, learnUserWorkflowId } from "@als/workflows/workflow-ids";
+import { collectionWorkflowId, evaluateSessionWorkflowId, inferSessionOutcomeWorkflowId, learnUserWorkflowId } from "@als/workflows/workflow-ids";
 import { ApplicationFailure, Context } from "@temporalio/activity";
 
 const HEARTBEAT_MS = 5_000;
@@ -67,6 +68,13 @@ export function createActivities(deps: CoreDeps, options: { searchAttributes: bo
     // A sample's provider reads are bounded; its lease token is its workflow id, so a retry takes it over.
     sampleStep: ({ orgId, projectId, sampleId }) =>
       withHeartbeat(() => logged("sample step", sampleId, runSampleStep(deps, { orgId, projectId }, sampleId, sampleId))),
+
+    // One page of a collection; its lease token is its workflow id, so a retry on another worker takes the lease over.
+    collectionStep: async ({ orgId, projectId, streamId }) => {
+      const outcome = await withHeartbeat(() => runCollectionStep(deps, { orgId, projectId }, streamId, collectionWorkflowId({ orgId, projectId, streamId })));
+      if (outcome.unexpected) Context.current().log.error("collection step failed unexpectedly", { streamId, error: outcome.unexpected });
+      return outcome;
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { registerSearchAttributes } from "./register-search-attributes.ts";
+import { scheduleActiveCollections } from "./schedule-active-collections.ts";
 import { scheduleUnfinishedEvaluationJobs, scheduleWaitingEvaluations, scheduleWaitingInferences } from "./schedule-evaluation-work.ts";
 import { schedulePendingLearning } from "./schedule-pending-learning.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
@@ -72,6 +73,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     log.info("outcome inferences scheduled", { sessions: await scheduleWaitingInferences(client, deps, temporal.taskQueue) });
     log.info("regenerate jobs scheduled", { jobs: await scheduleUnfinishedEvaluationJobs(client, deps, temporal.taskQueue) });
     log.info("data-source samples scheduled", { samples: await scheduleUnfinishedSamples(client, deps, temporal.taskQueue) });
+    log.info("data-source collections scheduled", { collections: await scheduleActiveCollections(client, deps, temporal.taskQueue) });
   } catch (error) {
     worker.shutdown();
     await finished;

@@ -144,7 +144,7 @@ export const Connection = z.object({
   stream_id: z.string().nullable(),
   external_project_id: z.string().nullable(),
   revision: z.number().int().describe("Connection revision: advanced by credential rotation and stream selection"),
-  status: z.literal("draft").describe("A setup draft until activation"),
+  status: z.enum(["draft", "activated"]).describe("A setup draft until activation"),
   draft_expires_at: UnixSeconds.nullable().describe("When an unactivated draft stops holding a connection slot and is removed"),
   created_at: UnixSeconds,
   updated_at: UnixSeconds,

@@ -43,10 +43,27 @@ export const PurgeOperationStatus = z.object({
       samples_removed: z.number().int(),
       other_projects_affected: z.literal(false),
     })
-    .describe("What the erasure covered beyond the project's stored data: data-source staging and samples of this project (none until data sources exist)"),
+    .describe("What the erasure covered beyond the project's stored data: data-source staging (held records) and samples of this project"),
   created_at: UnixSeconds,
   updated_at: UnixSeconds,
   completed_at: UnixSeconds.nullable().describe("null until complete"),
+});
+
+/** What erasing a user through a data-source stream would remove; nothing is erased. */
+export const StreamPurgePreview = z.object({
+  stream_id: z.string(),
+  subject_ref: z.string().describe("The minimized reference the erasure would record"),
+  scope: z.string().describe("What the erasure covers, in words"),
+  estimated_counts: z.object({
+    requests: z.number().int(),
+    interactions: z.number().int(),
+    profiles: z.number().int(),
+    user_playbooks: z.number().int(),
+    held_records: z.number().int().describe("Data-source staging of this project naming the user"),
+    import_receipts: z.number().int().describe("Receipts kept as suppressions without the user"),
+    samples: z.number().int().describe("Samples of this project whose records name the user"),
+  }),
+  erases_nothing: z.literal(true),
 });
 
 export const UserEraseResult = PurgeOperationStatus.extend({

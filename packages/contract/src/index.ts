@@ -2,6 +2,7 @@ export * from "./account.ts";
 export * from "./aggregation.ts";
 export * from "./common.ts";
 export * from "./config.ts";
+export * from "./data-source-collections.ts";
 export * from "./data-sources.ts";
 export * from "./endpoint.ts";
 export * from "./endpoints/index.ts";

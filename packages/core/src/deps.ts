@@ -32,6 +32,8 @@ export interface CoreDeps {
   scheduleGenerationRun?: (scope: Scope, runId: string) => Promise<void> | void;
   /** Tells the orchestrator that a data-source sample waits to be read from its provider. */
   scheduleSample?: (scope: Scope, sampleId: string) => Promise<void> | void;
+  /** Tells the orchestrator that a data-source collection has work now (activation, an operation, a retry, an extension). */
+  scheduleCollection?: (scope: Scope, streamId: string) => Promise<void> | void;
   /** Tells the orchestrator that a purge operation (the erasure of a user) waits to run. */
   schedulePurge?: (scope: Scope, purgeId: string) => Promise<void> | void;
   /** Tells the orchestrator that a session sampled for evaluation waits for its inactivity delay (the reconciler, or a Temporal workflow). */

@@ -1,5 +1,6 @@
 import {
   aggregation,
+  dataSourceCollections,
   dataSourceSamples,
   documentExpansion,
   evaluationJobs,
@@ -13,6 +14,7 @@ import {
 } from "@als/db";
 import { runAggregationStep } from "./aggregation/aggregation-step.ts";
 import type { BackgroundLoop } from "./background-loop.ts";
+import { runCollectionStep } from "./data-sources/collection/collection-step.ts";
 import { runSampleStep } from "./data-sources/sample-step.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import type { SessionTimerOutcome } from "./durable/session-timer-step.ts";
@@ -27,6 +29,8 @@ import { startDocumentExpansionLoop } from "./search/document-expansion-loop.ts"
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
+/** Collection steps (pages) one pass runs for a collection before the pass ends and the next goes on. */
+const COLLECTION_STEPS_PER_PASS = 20;
 /** Sessions one pass takes per kind of session timer at most; the next pass (the wake-up timer's) takes the rest. */
 const SESSION_TIMER_BATCH = 500;
 /** How soon a user whose lease another step held is tried again. */
@@ -141,6 +145,7 @@ export class Reconciler {
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
         await dataSourceSamples.expireSampleLeases(this.deps.db, this.deps.now());
+        await dataSourceCollections.expireCollectionLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
         await sessionTimers.releaseAllTimerLeases(this.deps.db, "evaluation_sessions");
         await sessionTimers.releaseAllTimerLeases(this.deps.db, "outcome_inferences");
@@ -171,6 +176,7 @@ export class Reconciler {
         this.runDueInferences(lanes),
         this.runDueEvaluationJobs(),
         this.runDueSamples(),
+        this.runDueCollections(),
       ]);
     } catch (error) {
       this.onError(error);
@@ -280,6 +286,26 @@ export class Reconciler {
     }
   }
 
+  /**
+   * Each due data-source collection's step until it has nothing to do now (its backfill waits for a
+   * budget, live traffic for the next poll), at most COLLECTION_STEPS_PER_PASS steps a pass so the
+   * other kinds of work of the pass are not held up by a long backfill; more asks for another pass.
+   */
+  private async runDueCollections(): Promise<void> {
+    for (const { streamId, ...scope } of await dataSourceCollections.findRunnableCollections(this.deps.db, this.deps.now())) {
+      for (let steps = 0; ; steps++) {
+        if (this.stopping.signal.aborted) return;
+        const outcome = await runCollectionStep(this.deps, scope, streamId);
+        if (outcome.unexpected) this.onError(new Error(`data-source collection ${streamId}: ${outcome.unexpected}`));
+        if (outcome.next !== "again") break;
+        if (steps >= COLLECTION_STEPS_PER_PASS) {
+          this.again = true;
+          break;
+        }
+      }
+    }
+  }
+
   /** Starts the lane of generation runs, or asks the running lane to look again when it ends. */
   private runGenerationLane(): void {
     if (this.generationLane) {
@@ -341,5 +367,6 @@ export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => vo
   deps.scheduleOutcomeInference = () => reconciler.poke();
   deps.scheduleEvaluationJob = () => reconciler.poke();
   deps.scheduleSample = () => reconciler.poke();
+  deps.scheduleCollection = () => reconciler.poke();
   return reconciler;
 }

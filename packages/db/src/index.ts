@@ -9,6 +9,20 @@ export type { AggregationInput, OperationRecord, OperationStatus } from "./queri
 export * as aggregation from "./queries/aggregation.ts";
 export type { ApiKeyAccess, ApiKeyRecord } from "./queries/api-keys.ts";
 export * as apiKeys from "./queries/api-keys.ts";
+export type {
+  BackfillStatus,
+  CollectionInsert,
+  CollectionRecord,
+  CollectionState,
+  ImportOutcome,
+  ImportPhase,
+  OutcomeCounts,
+} from "./queries/data-source-collections.ts";
+export * as dataSourceCollections from "./queries/data-source-collections.ts";
+export type { HeldRecord } from "./queries/data-source-held.ts";
+export * as dataSourceHeld from "./queries/data-source-held.ts";
+export type { ExternalTraceKey, ReceiptRecord } from "./queries/data-source-receipts.ts";
+export * as dataSourceReceipts from "./queries/data-source-receipts.ts";
 export type { SampleRecord, SampleStatus } from "./queries/data-source-samples.ts";
 export * as dataSourceSamples from "./queries/data-source-samples.ts";
 export type { ConnectionRecord, MappingDraftRecord, StreamRecord } from "./queries/data-sources.ts";

@@ -2,9 +2,9 @@ import fixture from "../../fixtures/trace-providers/braintrust.json";
 import { type ProviderReply, type ReceivedRequest, startProviderServer } from "./provider-server.ts";
 
 type Event = (typeof fixture.events)[number];
+/** What the server serves: the fixture, or generated traffic of the same shape (synthetic-traffic.ts) a test may add to. */
+export type BraintrustData = { keys: Record<string, string[]>; projects: typeof fixture.projects; events: Event[] };
 
-/** The fixture's API keys and the projects each reaches; any other bearer is refused as Braintrust does. */
-const KEYS: Record<string, string[]> = fixture.keys;
 /** A key reaching both projects. */
 export const BRAINTRUST_KEY = "sk-bt-fixture-key";
 /** A key reaching the sales project only. */
@@ -17,28 +17,28 @@ export const BRAINTRUST_PROJECTS = fixture.projects;
  * The filter grammar is the part of BTQL the adapter writes; anything else is a 400, as an
  * unparsable query is, so an adapter that writes something else fails its tests.
  */
-export async function startBraintrustServer() {
+export async function startBraintrustServer(data: BraintrustData = fixture) {
   // This server's keys: `revoke` takes one back, as an organisation deleting a key does.
-  const keys = new Map(Object.entries(KEYS));
+  const keys = new Map(Object.entries(data.keys));
   const server = await startProviderServer((request) => {
     const reachable = keys.get(/^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "");
     if (!reachable) return { status: 401, body: { error: "Invalid API key" } };
-    if (request.method === "GET" && request.path === "/v1/project") return listProjects(request, reachable);
-    if (request.method === "POST" && request.path === "/btql") return runBtql(request, reachable);
+    if (request.method === "GET" && request.path === "/v1/project") return listProjects(data, request, reachable);
+    if (request.method === "POST" && request.path === "/btql") return runBtql(data, request, reachable);
     return { status: 404, body: { error: `no route ${request.method} ${request.path}` } };
   });
   return { ...server, revoke: (key: string) => keys.delete(key) };
 }
 
-function listProjects(request: ReceivedRequest, reachable: string[]): ProviderReply {
-  const projects = fixture.projects.filter((project) => reachable.includes(project.id));
+function listProjects(data: BraintrustData, request: ReceivedRequest, reachable: string[]): ProviderReply {
+  const projects = data.projects.filter((project) => reachable.includes(project.id));
   const limit = Number(request.query.get("limit") ?? "100");
   const after = request.query.get("starting_after");
   const start = after === null ? 0 : projects.findIndex((project) => project.id === after) + 1;
   return { status: 200, body: { objects: projects.slice(start, start + limit) } };
 }
 
-function runBtql(request: ReceivedRequest, reachable: string[]): ProviderReply {
+function runBtql(data: BraintrustData, request: ReceivedRequest, reachable: string[]): ProviderReply {
   const { query, fmt } = request.body as { query: string; fmt?: string };
   if (fmt !== "json") return badQuery("fmt must be json");
   const clauses = new Map<string, string>();
@@ -56,7 +56,7 @@ function runBtql(request: ReceivedRequest, reachable: string[]): ProviderReply {
   } catch (error) {
     return badQuery((error as Error).message);
   }
-  const rows = fixture.events.filter((event) => event.project_id === from[1] && matches(event));
+  const rows = data.events.filter((event) => event.project_id === from[1] && matches(event));
   const limit = Number(clauses.get("limit") ?? "1000");
   const cursor = /^'([^']*)'$/.exec(clauses.get("cursor") ?? "''")?.[1] ?? "";
   const offset = cursor === "" ? 0 : Number(Buffer.from(cursor, "base64url").toString());

@@ -1,18 +1,26 @@
 import type { Llm } from "@als/ai";
 import { startTestService } from "../service.ts";
 import { createTenant, type Tenant } from "../tenants.ts";
-import { startBraintrustServer } from "./braintrust-server.ts";
-import { startLangfuseServer } from "./langfuse-server.ts";
-import { startLangsmithServer } from "./langsmith-server.ts";
+import { type BraintrustData, startBraintrustServer } from "./braintrust-server.ts";
+import { type LangfuseData, startLangfuseServer } from "./langfuse-server.ts";
+import { type LangsmithData, startLangsmithServer } from "./langsmith-server.ts";
 
 /**
  * The service in hosted mode with the three providers' protocol servers standing in for their
  * hosts (Braintrust in us, Langfuse in `langfuseRegion`, LangSmith in us), the LLM if given, an
- * owner whose project holds the connections and a stranger of another organisation.
+ * owner whose project holds the connections and a stranger of another organisation. `traffic`:
+ * generated traffic served instead of the fixtures (synthetic-traffic.ts).
  */
-export async function startDataSourceService(name: string, options: { langfuseRegion?: string; llm?: Llm } = {}) {
+export async function startDataSourceService(
+  name: string,
+  options: { langfuseRegion?: string; llm?: Llm; traffic?: { a: BraintrustData; b: LangfuseData; c: LangsmithData } } = {},
+) {
   const langfuseRegion = options.langfuseRegion ?? "us";
-  const servers = { a: await startBraintrustServer(), b: await startLangfuseServer(), c: await startLangsmithServer() };
+  const servers = {
+    a: await startBraintrustServer(options.traffic?.a),
+    b: await startLangfuseServer(options.traffic?.b),
+    c: await startLangsmithServer(options.traffic?.c),
+  };
   const svc = await startTestService({
     authMode: "required",
     ...(options.llm && { llm: options.llm }),

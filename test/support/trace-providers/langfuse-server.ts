@@ -10,29 +10,32 @@ export const LANGFUSE_PROJECT = fixture.project;
  * toTimestamp, orderBy) and `GET /api/public/observations` (traceId, page, limit), each list
  * answering `{data, meta: {page, limit, totalItems, totalPages}}`.
  */
-export function startLangfuseServer() {
+/** What the server serves: the fixture, or generated traffic of the same shape (synthetic-traffic.ts) a test may add to. */
+export type LangfuseData = { traces: (typeof fixture.traces)[number][]; observations: (typeof fixture.observations)[number][] };
+
+export function startLangfuseServer(data: LangfuseData = fixture) {
   const expected = `Basic ${Buffer.from(`${fixture.public_key}:${fixture.secret_key}`).toString("base64")}`;
   return startProviderServer((request) => {
     if (request.headers.authorization !== expected)
       return { status: 401, body: { message: "Invalid credentials. Confirm that you've configured the correct host." } };
     if (request.method !== "GET") return { status: 405, body: { message: "Method not allowed" } };
     if (request.path === "/api/public/projects") return { status: 200, body: { data: [fixture.project] } };
-    if (request.path === "/api/public/traces") return listTraces(request);
+    if (request.path === "/api/public/traces") return listTraces(data, request);
     if (request.path === "/api/public/observations")
       return paged(
         request,
-        fixture.observations.filter((item) => item.traceId === request.query.get("traceId")),
+        data.observations.filter((item) => item.traceId === request.query.get("traceId")),
       );
     return { status: 404, body: { message: "Not found" } };
   });
 }
 
-function listTraces(request: ReceivedRequest): ProviderReply {
+function listTraces(data: LangfuseData, request: ReceivedRequest): ProviderReply {
   const from = request.query.get("fromTimestamp");
   const to = request.query.get("toTimestamp");
   if (request.query.get("orderBy") !== null && request.query.get("orderBy") !== "timestamp.asc")
     return { status: 400, body: { message: "unsupported orderBy" } };
-  const traces = fixture.traces.filter(
+  const traces = data.traces.filter(
     (trace) => (from === null || Date.parse(trace.timestamp) >= Date.parse(from)) && (to === null || Date.parse(trace.timestamp) < Date.parse(to)),
   );
   return paged(request, traces);

@@ -10,7 +10,10 @@ export const LANGSMITH_SESSIONS = fixture.sessions;
  * is refused): `GET /api/v1/sessions` (limit, offset) answering a list, and `POST /api/v1/runs/query`
  * (session, is_root, start_time, trace, limit, cursor) answering `{runs, cursors: {next}}`.
  */
-export function startLangsmithServer() {
+/** What the server serves: the fixture, or generated traffic of the same shape (synthetic-traffic.ts) a test may add to. */
+export type LangsmithData = { runs: (typeof fixture.runs)[number][] };
+
+export function startLangsmithServer(data: LangsmithData = fixture) {
   return startProviderServer((request) => {
     if (request.headers["x-api-key"] !== LANGSMITH_KEY) return { status: 401, body: { detail: "Invalid token" } };
     const tenant = request.headers["x-tenant-id"];
@@ -20,7 +23,7 @@ export function startLangsmithServer() {
       const limit = Number(request.query.get("limit") ?? "100");
       return { status: 200, body: fixture.sessions.slice(offset, offset + limit) };
     }
-    if (request.method === "POST" && request.path === "/api/v1/runs/query") return queryRuns(request);
+    if (request.method === "POST" && request.path === "/api/v1/runs/query") return queryRuns(data, request);
     return { status: 404, body: { detail: "Not Found" } };
   });
 }
@@ -34,13 +37,13 @@ interface RunsQuery {
   cursor?: string;
 }
 
-function queryRuns(request: ReceivedRequest): ProviderReply {
+function queryRuns(data: LangsmithData, request: ReceivedRequest): ProviderReply {
   const query = request.body as RunsQuery;
   if (!query.session?.length && !query.trace)
     return { status: 400, body: { detail: "At least one of session, id, trace or reference_example must be specified" } };
   const limit = query.limit ?? 100;
   if (limit < 1 || limit > 100) return { status: 422, body: { detail: "limit must be between 1 and 100" } };
-  const runs = fixture.runs.filter(
+  const runs = data.runs.filter(
     (run) =>
       (!query.session || query.session.includes(run.session_id)) &&
       (query.is_root === undefined || (run.parent_run_id === null) === query.is_root) &&

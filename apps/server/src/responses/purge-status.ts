@@ -14,8 +14,13 @@ export const toPurgeStatus = (operation: PurgeOperationRecord): z.input<typeof P
   error_code: operation.error_code,
   error_detail: operation.error_detail,
   deleted_counts: operation.progress.counts,
-  // Data sources do not exist yet: no staging or samples are held, in this project or any other.
-  erasure_scope_cleanup: { project_id: operation.project_id, source_staging_records_removed: 0, samples_removed: 0, other_projects_affected: false },
+  // Staging (held records) and samples of this project only: the erasure's steps are scoped to it.
+  erasure_scope_cleanup: {
+    project_id: operation.project_id,
+    source_staging_records_removed: operation.progress.counts.data_source_held ?? 0,
+    samples_removed: operation.progress.counts.data_source_samples ?? 0,
+    other_projects_affected: false,
+  },
   created_at: operation.created_at,
   updated_at: operation.updated_at,
   completed_at: operation.status === "succeeded" ? operation.finished_at : null,

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { defineResource } from "../endpoint.ts";
-import { GovernanceSubjectRequest, PurgeOperationQuery, PurgeOperationStatus, StreamPurgeRequest, UserEraseResult, UserExportBundle } from "../governance.ts";
+import {
+  GovernanceSubjectRequest,
+  PurgeOperationQuery,
+  PurgeOperationStatus,
+  StreamPurgePreview,
+  StreamPurgeRequest,
+  UserEraseResult,
+  UserExportBundle,
+} from "../governance.ts";
 
 // Governance needs a governance session of an admin or owner whose organisation holds the
 // entitlement (contract: Authentication 5); API keys are refused. X-Service-Project selects the project.
@@ -32,44 +40,45 @@ export const governanceEndpoints = defineResource("governance", {
     output: PurgeOperationStatus,
     credentials: ["governance_session"],
   },
-  // The stream-scoped erasure routes of data sources (both prefixes): they answer 501 until streams
-  // import (activation), then run the same operation as erase-user with the stream's staging in scope.
+  // The stream-scoped erasure routes of data sources (both prefixes): the same operation as
+  // erase-user (its steps remove this project's data-source staging and samples of the user, and
+  // keep import receipts as suppressions without the user); the stream must be one of the project's.
   streamPurgePreview: {
     method: "POST",
     path: "/api/data-sources/streams/:stream_id/purge-preview",
-    summary: "Estimated counts and scope of erasing a user through a data-source stream; erases nothing (501 until streams import)",
+    summary: "Estimated counts and scope of erasing a user through a data-source stream; erases nothing (404 for an unknown stream)",
     input: StreamPurgeRequest,
-    output: UserEraseResult,
+    output: StreamPurgePreview,
     credentials: ["governance_session"],
-    errors: ["not_implemented"],
   },
   streamPurgeUser: {
     method: "POST",
     path: "/api/data-sources/streams/:stream_id/purge-user",
-    summary: "Erase a user through a data-source stream (501 until streams import)",
+    summary:
+      "Erase a user through a data-source stream (202): the erase-user operation, idempotent on user_id and request_id, removing this project's staging and samples of the user (404 for an unknown stream)",
     input: StreamPurgeRequest,
     output: UserEraseResult,
+    successStatus: 202,
     credentials: ["governance_session"],
-    errors: ["not_implemented"],
   },
   projectStreamPurgePreview: {
     method: "POST",
     path: "/api/projects/:project_id/data-sources/streams/:stream_id/purge-preview",
-    summary: "Estimated counts and scope of erasing a user through a data-source stream; erases nothing (501 until streams import)",
+    summary: "Estimated counts and scope of erasing a user through a data-source stream; erases nothing (404 for an unknown stream)",
     input: StreamPurgeRequest.extend({ project_id: z.string().min(1).max(255) }),
-    output: UserEraseResult,
+    output: StreamPurgePreview,
     credentials: ["governance_session"],
     projectPathParam: "project_id",
-    errors: ["not_implemented"],
   },
   projectStreamPurgeUser: {
     method: "POST",
     path: "/api/projects/:project_id/data-sources/streams/:stream_id/purge-user",
-    summary: "Erase a user through a data-source stream (501 until streams import)",
+    summary:
+      "Erase a user through a data-source stream (202): the erase-user operation, idempotent on user_id and request_id, removing this project's staging and samples of the user (404 for an unknown stream)",
     input: StreamPurgeRequest.extend({ project_id: z.string().min(1).max(255) }),
     output: UserEraseResult,
+    successStatus: 202,
     credentials: ["governance_session"],
     projectPathParam: "project_id",
-    errors: ["not_implemented"],
   },
 });

@@ -13,7 +13,8 @@ export function toConnection(record: ConnectionRecord, stream: StreamRecord | un
     stream_id: stream?.stream_id ?? null,
     external_project_id: stream?.external_project_id ?? null,
     revision: record.revision,
-    status: "draft",
+    // Activation keeps the connection for good (its draft expiry is cleared).
+    status: record.draft_expires_at === null ? "activated" : "draft",
     draft_expires_at: record.draft_expires_at,
     created_at: record.created_at,
     updated_at: record.updated_at,

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { AppError, CONNECTION_LIMIT, type Connection, credentialRules, type DataSourceProvider, type ExternalProjects, type FieldIssue } from "@als/contract";
-import { type ConnectionRecord, dataSourceSamples, dataSources, type Scope } from "@als/db";
+import { type ConnectionRecord, dataSourceCollections, dataSourceSamples, dataSources, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { toConnection } from "./connection-view.ts";
 import { sealCredentials } from "./credential-seal.ts";
 import { discoverWith, providerFor, providerOfConnection } from "./provider-access.ts";
 import type { ProviderCredentials } from "./providers/trace-provider.ts";
-import { staleRevision } from "./stale-revision.ts";
+import { staleLifecycleRevision, staleRevision } from "./stale-revision.ts";
 
 /** How long a connection stays a setup draft holding a slot without being activated. */
 export const DRAFT_CONNECTION_SECONDS = 7 * 86_400;
@@ -117,9 +117,27 @@ export async function rotateCredential(
  * Deletes a connection read at `revision` (rule 3): its sealed credential, configuration and stream
  * go; interactions it imported stay, and the provider's traces are not touched.
  */
-export async function deleteConnection(deps: CoreDeps, scope: Scope, input: { connection_id: string; revision: number }): Promise<{ deleted: true }> {
+export async function deleteConnection(
+  deps: CoreDeps,
+  scope: Scope,
+  input: { connection_id: string; revision: number; lifecycle_revision?: number | undefined },
+): Promise<{ deleted: true }> {
   await liveConnection(deps, scope, input.connection_id);
-  const deleted = await deps.db.transaction((tx) => dataSources.deleteConnection(tx, scope, input.connection_id, input.revision));
+  const deleted = await deps.db.transaction(async (tx) => {
+    // An activated stream's collection stops with it: the lock waits for an import in its
+    // transaction, and the collection's next import finds it gone (its step then ends).
+    const stream = await dataSources.findStreamOfConnection(tx, scope, input.connection_id);
+    const lifecycle = stream && (await dataSourceCollections.lockCollection(tx, scope, stream.stream_id));
+    if (lifecycle !== undefined && lifecycle !== null) {
+      if (input.lifecycle_revision === undefined) {
+        throw AppError.validation([
+          { loc: ["body", "lifecycle_revision"], msg: `the connection's stream is activated: send its lifecycle_revision (${lifecycle})`, type: "missing" },
+        ]);
+      }
+      if (input.lifecycle_revision !== lifecycle) throw staleLifecycleRevision(stream!.stream_id, lifecycle, input.lifecycle_revision);
+    }
+    return dataSources.deleteConnection(tx, scope, input.connection_id, input.revision);
+  });
   if (!deleted) throw await currentRevisionConflict(deps, scope, input.connection_id, input.revision);
   return { deleted: true };
 }
@@ -132,4 +150,12 @@ export async function currentRevisionConflict(deps: CoreDeps, scope: Scope, conn
 
 function credentialsOf(input: ProviderCredentials): ProviderCredentials {
   return { api_key: input.api_key, ...(input.public_key && { public_key: input.public_key }), ...(input.workspace_id && { workspace_id: input.workspace_id }) };
+}
+
+/** After activation the selection is fixed (provider, region, external project, workspace, history): a change answers 409. */
+export async function refuseWhenActivated(deps: CoreDeps, scope: Scope, connectionId: string, what: string): Promise<void> {
+  const stream = await dataSources.findStreamOfConnection(deps.db, scope, connectionId);
+  if (stream && (await dataSourceCollections.findCollection(deps.db, scope, stream.stream_id))) {
+    throw new AppError("conflict", `the stream of connection ${connectionId} is activated: ${what} can no longer change`);
+  }
 }

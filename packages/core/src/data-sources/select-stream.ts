@@ -3,7 +3,7 @@ import { AppError, type DataSourceProvider, type Stream, type TrafficFilter } fr
 import { dataSources, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { toStream } from "./connection-view.ts";
-import { currentRevisionConflict, liveConnection } from "./connections.ts";
+import { currentRevisionConflict, liveConnection, refuseWhenActivated } from "./connections.ts";
 import { discoverWith, providerOfConnection } from "./provider-access.ts";
 import { staleRevision } from "./stale-revision.ts";
 
@@ -19,6 +19,7 @@ export async function selectStream(
 ): Promise<Stream> {
   const connection = await liveConnection(deps, scope, input.connection_id);
   if (connection.revision !== input.revision) throw staleRevision("connection", input.connection_id, connection.revision, input.revision);
+  await refuseWhenActivated(deps, scope, input.connection_id, "its external project and filters (edit live filters with PUT .../traffic-filters)");
   const projects = await discoverWith(await providerOfConnection(deps, connection), "stored");
   const project = projects.find((candidate) => candidate.id === input.external_project_id);
   if (!project) {

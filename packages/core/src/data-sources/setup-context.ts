@@ -1,10 +1,13 @@
 import {
   AppError,
+  COLLECTION_OPERATIONS,
+  COLLECTION_STATES,
   CONNECTION_LIMIT,
   DATA_SOURCE_PROVIDERS,
   FILTER_EXECUTIONS,
   FILTER_OPS,
   FILTER_PATHS,
+  INITIAL_BACKFILL_UNITS,
   MAPPING_FIELDS,
   MAPPING_TRANSFORMS,
   MAX_FILTER_VALUE_CHARS,
@@ -48,6 +51,8 @@ const RULES = {
     inputs: ["stream_revision", "mapping_revision", "history range"],
     history_range: "Unix seconds, start-inclusive and end-exclusive, 0 < start < end <= now",
     fixed_after_activation: ["provider", "region", "external project", "workspace", "original activation timestamp"],
+    collection_states: [...COLLECTION_STATES],
+    operations: [...COLLECTION_OPERATIONS],
   },
   traffic_filter_pushdown: { trace_provider_a: "before_pagination_with_local_checks", trace_provider_b: "after_download", trace_provider_c: "after_download" },
   provider_filter_execution: {
@@ -91,9 +96,13 @@ const RULES = {
   identity_checks: { user_required: true, session_required: false },
   mapping_aware_reads: { fields_read: "only those the active mapping names" },
   automatic_read_retries: { attempts: PROVIDER_READ_ATTEMPTS, honours: "429 Retry-After", max_wait_seconds: PROVIDER_MAX_RETRY_WAIT_SECONDS },
-  shared_connection_cooldown: { on: "a provider rate limit past our retries", answer: "503 provider_unavailable with the retry_at the provider named" },
+  shared_connection_cooldown: {
+    on: "a provider rate limit past our retries",
+    answer: "503 provider_unavailable with the retry_at the provider named",
+    collection: "backfill and live reads of the connection wait until the provider's retry_at (status cooldown_until)",
+  },
   historical_read_windows: { start: "inclusive", end: "exclusive", bounds: "Unix seconds" },
-  backfill_limit: { initial_message_units: 5_000, extension: true, null_means: "all" },
+  backfill_limit: { initial_message_units: INITIAL_BACKFILL_UNITS, extension: true, null_means: "all" },
 } satisfies Partial<SetupContext>;
 
 /**

@@ -13,3 +13,12 @@ export function staleDraftRevision(streamId: string, current: number, sent: numb
     current_revision: current,
   });
 }
+
+/** The 409 of a stale lifecycle revision of an activated stream's collection. */
+export function staleLifecycleRevision(streamId: string, current: number, sent: number): AppError {
+  return new AppError(
+    "conflict",
+    `stale lifecycle_revision: the collection of stream ${streamId} is at lifecycle revision ${current}, not ${sent}; re-read its status and retry`,
+    { current_revision: current },
+  );
+}

@@ -1,5 +1,5 @@
 import { AppError, INTERACTION_FIELDS, type InteractionItem, isEmptyInteraction, PUBLISH_FIELDS, type PublishInteractionRequest } from "@als/contract";
-import { type InteractionInsert, interactions, learning, type RequestRecord, requests, type Scope } from "@als/db";
+import { type InteractionInsert, interactions, learning, type RequestRecord, requests, type Scope, type Sql } from "@als/db";
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { noteEvaluationActivity } from "../evaluation/note-session-activity.ts";
@@ -15,13 +15,23 @@ export interface PublishedRequest {
   warnings: string[];
 }
 
+/** What an importer adds to a publish: a write in the same transaction (a deduplication receipt); throwing rolls the publish back. */
+export interface PublishOptions {
+  withinCommit?: (tx: Sql, request: RequestRecord) => Promise<void>;
+}
+
 /**
  * Commits a request and its interactions, and their place in the user's interaction stream, in one
  * transaction; then tells the orchestrator that the user's stream moved. The interactions' vectors
  * are left to the learning step (embedPendingInteractions), so the model's time is not spent on the
  * publish path; evaluation-only publishes are scheduled for that too, though never extracted.
  */
-export async function publishInteractions(deps: CoreDeps, scope: Scope, input: PublishInteractionRequest): Promise<PublishedRequest> {
+export async function publishInteractions(
+  deps: CoreDeps,
+  scope: Scope,
+  input: PublishInteractionRequest,
+  options: PublishOptions = {},
+): Promise<PublishedRequest> {
   const warnings = unknownFieldWarnings(input);
   const kept: InteractionItem[] = [];
   input.interaction_data_list.forEach((item, index) => {
@@ -84,6 +94,7 @@ export async function publishInteractions(deps: CoreDeps, scope: Scope, input: P
     await learning.ensureCursors(tx, scope, input.user_id);
     const evaluationDue = kept.length > 0 && (await noteEvaluationActivity(deps, tx, scope, config, request, kept));
     const inferenceDue = kept.length > 0 && (await noteOutcomeActivity(deps, tx, scope, request, kept));
+    await options.withinCommit?.(tx, request);
     return { request, interactionIds, evaluationDue, inferenceDue };
   }, admission);
   const { evaluationDue, inferenceDue, ...committed } = await admission.answer(committing);

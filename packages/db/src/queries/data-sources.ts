@@ -258,3 +258,29 @@ export async function markMappingValidated(sql: Sql, scope: Scope, streamId: str
   );
   return marked.length > 0;
 }
+
+/** An activated connection is no longer a setup draft: it keeps its slot without expiring. */
+export async function keepConnection(tx: Sql, scope: Scope, connectionId: string): Promise<void> {
+  await tx.query("UPDATE data_source_connections SET draft_expires_at = NULL WHERE org_id = $1 AND project_id = $2 AND connection_id = $3", [
+    scope.orgId,
+    scope.projectId,
+    connectionId,
+  ]);
+}
+
+/** A live-filter edit of an activated stream: new filters, the revision advances. Undefined when the revision moved. */
+export async function replaceStreamFilters(
+  tx: Sql,
+  scope: Scope,
+  streamId: string,
+  expectedRevision: number,
+  filters: StreamRecord["filters"],
+  now: number,
+): Promise<StreamRecord | undefined> {
+  const [saved] = await tx.query<StreamRecord>(
+    `UPDATE data_source_streams SET filters = $5::text::jsonb, revision = revision + 1, updated_at = $6
+      WHERE org_id = $1 AND project_id = $2 AND stream_id = $3 AND revision = $4 RETURNING ${STREAM_COLUMNS}`,
+    [scope.orgId, scope.projectId, streamId, expectedRevision, JSON.stringify(filters), now],
+  );
+  return saved;
+}

@@ -135,6 +135,39 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
       (await countOf(tx, "DELETE FROM extraction_runs WHERE org_id = $1 AND user_id = $3 AND $2::text IS NOT NULL", scope, userId)),
   },
   {
+    // Data-source staging of this project: traces held for the subject (pending payloads) go;
+    // other projects' stay (the contract's erasure_scope_cleanup).
+    name: "data_source_held",
+    erase: (tx, scope, userId) => countOf(tx, "DELETE FROM data_source_held WHERE org_id = $1 AND project_id = $2 AND user_id = $3", scope, userId),
+  },
+  {
+    // Import receipts stay as suppressions without the subject (no user, session or request), so a
+    // reconnect or a mapping edit does not import the erased traces again.
+    name: "data_source_receipts",
+    erase: (tx, scope, userId) =>
+      countOf(
+        tx,
+        `UPDATE data_source_receipts SET user_id = NULL, session_id = NULL, request_id = NULL, rule = NULL, phase = 'suppressed'
+          WHERE org_id = $1 AND project_id = $2 AND user_id = $3`,
+        scope,
+        userId,
+      ),
+  },
+  {
+    // Samples of this project whose retained records name the subject anywhere lose their records
+    // (they read as failed, erased_subject: a fresh sample is needed to validate again).
+    name: "data_source_samples",
+    erase: (tx, scope, userId) =>
+      countOf(
+        tx,
+        `UPDATE data_source_samples SET status = 'failed', code = 'erased_subject', records = '[]', buckets = '[]', retry_at = NULL,
+                lease_token = NULL, lease_expires_at = NULL
+          WHERE org_id = $1 AND project_id = $2 AND jsonb_path_exists(records, '$.** ? (@ == $u)', jsonb_build_object('u', $3::text))`,
+        scope,
+        userId,
+      ),
+  },
+  {
     // Runs that were about the subject alone go; a run that stopped its cursor at the subject moves
     // it to the user before them (the same next user), so no run keeps the id.
     name: "generation_runs",
@@ -206,5 +239,30 @@ export async function latestOutboxChange(sql: Sql): Promise<number> {
 export async function countSubjectRows(sql: Sql, scope: Scope, userId: string): Promise<Record<SubjectSection, number>> {
   const counts = SUBJECT_TABLES.map(({ table }) => `(SELECT count(*)::int FROM ${table} WHERE org_id = $1 AND project_id = $2 AND user_id = $3) AS ${table}`);
   const [row] = await sql.query<Record<SubjectSection, number>>(`SELECT ${counts.join(", ")}`, [scope.orgId, scope.projectId, userId]);
+  return row!;
+}
+
+/** What an erasure of the subject would remove or suppress in this project, counted (a stream's purge-preview). */
+export async function estimateErasure(
+  sql: Sql,
+  scope: Scope,
+  userId: string,
+): Promise<{
+  requests: number;
+  interactions: number;
+  profiles: number;
+  user_playbooks: number;
+  held_records: number;
+  import_receipts: number;
+  samples: number;
+}> {
+  const count = (from: string) => `(SELECT count(*)::int FROM ${from} WHERE org_id = $1 AND project_id = $2 AND user_id = $3)`;
+  const [row] = await sql.query<Awaited<ReturnType<typeof estimateErasure>>>(
+    `SELECT ${count("requests")} AS requests, ${count("interactions")} AS interactions, ${count("profiles")} AS profiles,
+            ${count("user_playbooks")} AS user_playbooks, ${count("data_source_held")} AS held_records, ${count("data_source_receipts")} AS import_receipts,
+            (SELECT count(*)::int FROM data_source_samples WHERE org_id = $1 AND project_id = $2
+                AND jsonb_path_exists(records, '$.** ? (@ == $u)', jsonb_build_object('u', $3::text))) AS samples`,
+    [scope.orgId, scope.projectId, userId],
+  );
   return row!;
 }

@@ -1,5 +1,5 @@
 import { endpoints } from "@als/contract";
+import { previewStreamPurge } from "@als/core";
 import { implement } from "../../implement.ts";
-import { streamPurgeNotImplemented } from "./stream-purge.ts";
 
-export default implement(endpoints.governance.streamPurgePreview, { handle: async () => streamPurgeNotImplemented() });
+export default implement(endpoints.governance.streamPurgePreview, { handle: ({ deps, scope }, input) => previewStreamPurge(deps, scope, input) });

@@ -1,0 +1,87 @@
+import { AppError, type CollectionStatus, type DataSourceProvider } from "@als/contract";
+import { type CollectionRecord, dataSourceCollections, dataSourceHeld, type ImportPhase, type Scope, type StreamRecord } from "@als/db";
+import { getProjectConfig } from "../../config/project-config.ts";
+import type { CoreDeps } from "../../deps.ts";
+import { filterExecutionOf } from "../filter-execution.ts";
+import { liveStream } from "../stream-drafts.ts";
+
+/** How often live traffic is polled; `poll_now` reads at once. */
+export const LIVE_POLL_SECONDS = 60;
+
+/** The activated stream's collection; 404 before activation (or when the stream is gone). */
+export async function activeCollection(deps: CoreDeps, scope: Scope, streamId: string): Promise<{ stream: StreamRecord; collection: CollectionRecord }> {
+  const stream = await liveStream(deps, scope, streamId);
+  const collection = await dataSourceCollections.findCollection(deps.db, scope, streamId);
+  if (!collection) throw AppError.notFound(`collection of stream '${streamId}' (activate the stream first)`);
+  return { stream, collection };
+}
+
+export async function getCollectionStatus(deps: CoreDeps, scope: Scope, streamId: string): Promise<CollectionStatus> {
+  const { stream, collection } = await activeCollection(deps, scope, streamId);
+  return toCollectionStatus(deps, scope, stream, collection);
+}
+
+const countsOf = (collection: CollectionRecord, phase: ImportPhase) => {
+  const counts = collection.counts[phase] ?? {};
+  return {
+    read: counts.read ?? 0,
+    imported: counts.imported ?? 0,
+    duplicates: counts.duplicates ?? 0,
+    held: counts.held ?? 0,
+    excluded: counts.excluded ?? 0,
+  };
+};
+
+/** The wire form: state names from the stored state and the backfill's progress (see COLLECTION_STATES). */
+export async function toCollectionStatus(deps: CoreDeps, scope: Scope, stream: StreamRecord, collection: CollectionRecord): Promise<CollectionStatus> {
+  const [held, cooldown, config] = await Promise.all([
+    dataSourceHeld.countHeld(deps.db, scope, collection.stream_id),
+    dataSourceCollections.connectionCooldown(deps.db, scope, collection.connection_id),
+    getProjectConfig(deps, scope),
+  ]);
+  const state = collection.state !== "active" ? collection.state : collection.backfill_status === "importing" ? "backfilling" : "collecting";
+  return {
+    stream_id: collection.stream_id,
+    connection_id: collection.connection_id,
+    provider: collection.provider,
+    region: collection.region,
+    external_project_id: collection.external_project_id,
+    workspace_id: collection.workspace_id,
+    activated_at: collection.activated_at,
+    state,
+    lifecycle_revision: collection.lifecycle_revision,
+    stream_revision: stream.revision,
+    mapping_revision: collection.mapping_revision,
+    filters: collection.filters,
+    filter_execution: filterExecutionOf(collection.provider as DataSourceProvider, collection.filters),
+    backfill: {
+      status: collection.backfill_status,
+      history_start: collection.history_start,
+      history_end: collection.history_end,
+      pages: collection.backfill_pages,
+      message_units_used: collection.backfill_units,
+      message_unit_limit: collection.backfill_limit,
+      counts: countsOf(collection, "backfill"),
+    },
+    live: {
+      watermark: collection.live_watermark,
+      last_polled_at: collection.live_polled_at,
+      next_poll_at: collection.live_next_poll_at,
+      poll_interval_seconds: LIVE_POLL_SECONDS,
+      counts: countsOf(collection, "live"),
+    },
+    retry: { queued: held.queued, counts: countsOf(collection, "retry") },
+    held: held.held,
+    cooldown_until: cooldown !== null && cooldown > deps.now() ? cooldown : null,
+    last_error:
+      collection.last_error_code === null
+        ? null
+        : { code: collection.last_error_code, message: collection.last_error_message ?? "", at: collection.last_error_at ?? collection.updated_at },
+    evaluation_settings: {
+      sampling_rate: config.agent_success_config.sampling_rate,
+      retrieved_learning_sampling_rate: config.agent_success_config.retrieved_learning_sampling_rate,
+      evaluation_only: false,
+    },
+    updated_at: collection.updated_at,
+  };
+}

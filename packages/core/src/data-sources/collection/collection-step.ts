@@ -1,0 +1,198 @@
+import { type CollectionRecord, dataSourceCollections, dataSourceHeld, dataSourceReceipts, dataSources, type OutcomeCounts, type Scope } from "@als/db";
+import type { CoreDeps } from "../../deps.ts";
+import { crashAt } from "../../durable/crash-at.ts";
+import { LeaseLost } from "../../durable/step-outcome.ts";
+import { providerOfConnection } from "../provider-access.ts";
+import type { TraceFilter } from "../providers/trace-provider.ts";
+import { TraceProviderError } from "../providers/trace-provider-error.ts";
+import { LIVE_POLL_SECONDS } from "./collection-status.ts";
+import { type ImportRun, importTrace, type TraceToImport } from "./import-trace.ts";
+
+/** Long enough for one page of reads and imports; a dead holder's lease lapses after it. */
+export const COLLECTION_LEASE_SECONDS = 300;
+/** Traces read per provider page (every provider's page limit allows 100). */
+export const COLLECTION_PAGE_SIZE = 100;
+/**
+ * Live windows end this long before now: a trace whose start lies just before now may not be
+ * listed by the provider yet, and the window after it would never look back.
+ */
+export const LIVE_SETTLE_SECONDS = 5;
+const RETRY_SECONDS = { rate_limited: 60, credential_refused: 300, unavailable: 30, not_found: 300, unexpected: 10 } as const;
+
+/**
+ * What one collection step leaves for its orchestrator: `again` (more work now), `retry` at a time
+ * (the next live poll, a cooldown, a backoff), `busy` (another worker holds it) or `done` (paused,
+ * stopped or deleted: a resume schedules it again). `progress` is for the operator (Temporal UI).
+ */
+export type CollectionStepOutcome = ({ next: "again" } | { next: "retry"; at: number } | { next: "busy" } | { next: "done" }) & {
+  progress?: string;
+  unexpected?: string;
+};
+
+/**
+ * One unit of a collection's work under its lease, in this order: held records a retry queued,
+ * then a page of live traffic when a poll is due, then a page of the history backfill. Each page
+ * is imported trace by trace (importTrace: exactly once through receipts) and then checkpointed with
+ * its counts; a crash between the two re-reads the page and finds its receipts. Provider rate limits
+ * set the connection's shared cooldown; other provider failures are recorded and retried later.
+ */
+export async function runCollectionStep(
+  deps: CoreDeps,
+  scope: Scope,
+  streamId: string,
+  leaseToken: string = crypto.randomUUID(),
+): Promise<CollectionStepOutcome> {
+  const now = deps.now();
+  const collection = await dataSourceCollections.claimCollection(deps.db, scope, streamId, leaseToken, now, COLLECTION_LEASE_SECONDS);
+  if (!collection) {
+    const found = await dataSourceCollections.findCollection(deps.db, scope, streamId);
+    return !found || found.state !== "active" ? { next: "done" } : { next: "busy" };
+  }
+  const release = async (at: number, progress?: string): Promise<CollectionStepOutcome> => {
+    await dataSourceCollections.releaseCollection(deps.db, scope, streamId, leaseToken, at);
+    return { next: at <= deps.now() ? "again" : "retry", at, ...(progress && { progress }) } as CollectionStepOutcome;
+  };
+  const cooldown = await dataSourceCollections.connectionCooldown(deps.db, scope, collection.connection_id);
+  if (cooldown !== null && cooldown > now) return release(cooldown, `Waiting for the provider's rate limit until ${new Date(cooldown * 1000).toISOString()}`);
+  try {
+    const worked = await runOneUnit(deps, scope, collection, leaseToken);
+    if (collection.last_error_code !== null) await dataSourceCollections.recordError(deps.db, scope, streamId, null, deps.now());
+    if (worked) return release(deps.now(), worked);
+    const next = await dataSourceCollections.findCollection(deps.db, scope, streamId);
+    return release(next?.live_next_poll_at ?? deps.now() + LIVE_POLL_SECONDS, "Following live traffic: waiting for the next poll");
+  } catch (error) {
+    if (error instanceof LeaseLost) return { next: "done" };
+    const at = deps.now();
+    if (error instanceof TraceProviderError) {
+      const retryAt = error.kind === "rate_limited" ? (error.retryAt ?? at + RETRY_SECONDS.rate_limited) : at + RETRY_SECONDS[error.kind];
+      if (error.kind === "rate_limited") await dataSourceCollections.setConnectionCooldown(deps.db, scope, collection.connection_id, retryAt);
+      await dataSourceCollections.recordError(deps.db, scope, streamId, { code: `provider_${error.kind}`, message: error.message }, at);
+      return release(retryAt, `Provider ${error.kind}: retrying at ${new Date(retryAt * 1000).toISOString()}`);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    await dataSourceCollections
+      .recordError(deps.db, scope, streamId, { code: "internal_error", message: "an unexpected failure; retrying" }, at)
+      .catch(() => {});
+    return { ...(await release(at + RETRY_SECONDS.unexpected)), unexpected: message };
+  }
+}
+
+/** Does the next unit of work; returns what it did for the operator, or null when nothing is due. */
+async function runOneUnit(deps: CoreDeps, scope: Scope, collection: CollectionRecord, leaseToken: string): Promise<string | null> {
+  const now = deps.now();
+  const run = (phase: ImportRun["phase"]): ImportRun => ({ deps, scope, collection, leaseToken, phase, movedUsers: new Set() });
+  const queued = await dataSourceHeld.queuedHeld(deps.db, scope, collection.stream_id, COLLECTION_PAGE_SIZE);
+  if (queued.length > 0) {
+    const retry = run("retry");
+    // Retries are not budgeted (only the backfill is): a retried record never meets the budget.
+    const traces = queued.map((record) => ({ id: record.external_trace_id, started_at: record.started_at, record: record.record }));
+    const { delta } = await importPage(retry, traces);
+    await dataSourceCollections.addCounts(deps.db, scope, collection.stream_id, "retry", delta);
+    return `Retried ${queued.length} held records`;
+  }
+  const liveDue = collection.live_window_end !== null || collection.live_next_poll_at <= now;
+  const windowEnd = collection.live_window_end ?? now - LIVE_SETTLE_SECONDS;
+  if (liveDue && windowEnd <= collection.live_watermark) {
+    // Nothing settled since the last poll: the next one is scheduled, and the backfill goes on now.
+    await saveLive(deps, scope, collection, leaseToken, { cursor: null, windowEnd: null, watermark: collection.live_watermark, delta: {} });
+  } else if (liveDue) {
+    const live = run("live");
+    const page = await readPage(deps, scope, collection, { start: collection.live_watermark, end: windowEnd, cursor: collection.live_cursor });
+    const { delta } = await importPage(live, page.traces);
+    const more = page.next_cursor !== null;
+    await saveLive(deps, scope, collection, leaseToken, {
+      cursor: page.next_cursor,
+      windowEnd: more ? windowEnd : null,
+      watermark: more ? collection.live_watermark : windowEnd,
+      delta,
+    });
+    return `Live traffic: ${page.traces.length} traces read up to ${new Date(windowEnd * 1000).toISOString()}`;
+  }
+  if (collection.backfill_status === "importing" && collection.history_start !== null && collection.history_end !== null) {
+    const backfill = run("backfill");
+    const page = await readPage(deps, scope, collection, { start: collection.history_start, end: collection.history_end, cursor: collection.backfill_cursor });
+    const { delta, overBudget } = await importPage(backfill, page.traces);
+    crashAt(deps, "collection.before_checkpoint");
+    const status = overBudget ? "budget_exhausted" : page.next_cursor === null ? "complete" : "importing";
+    // At the budget the page is not passed: after an extension it is read again, its imports found by their receipts.
+    const saved = await dataSourceCollections.saveCheckpoint(deps.db, scope, collection.stream_id, leaseToken, {
+      phase: "backfill",
+      cursor: overBudget ? collection.backfill_cursor : page.next_cursor,
+      status,
+      now: deps.now(),
+      delta,
+    });
+    if (!saved) throw new LeaseLost();
+    const counts = collection.counts.backfill ?? {};
+    return `Backfill page ${collection.backfill_pages + 1}: ${(counts.imported ?? 0) + (delta.imported ?? 0)} imported, ${status}`;
+  }
+  return null;
+}
+
+/** Imports a page's traces in order, skipping those with receipts; stops at the backfill's budget. */
+async function importPage(run: ImportRun, traces: TraceToImport[]): Promise<{ delta: OutcomeCounts; overBudget: boolean }> {
+  const { deps, scope, collection } = run;
+  const receipted = await dataSourceReceipts.receiptedTraces(
+    deps.db,
+    scope,
+    collection.provider,
+    collection.external_project_id,
+    traces.map((trace) => trace.id),
+  );
+  const delta: OutcomeCounts = { read: traces.length, imported: 0 };
+  let overBudget = false;
+  for (const trace of traces) {
+    const outcome = receipted.has(trace.id) ? "duplicates" : await importTrace(run, trace);
+    // A retried record leaves the queue whatever became of it: held again (with its new reasons) or resolved.
+    if (run.phase === "retry" && (outcome === "duplicates" || outcome === "excluded")) {
+      await dataSourceHeld.releaseHeld(deps.db, scope, collection.stream_id, trace.id);
+    }
+    if (outcome === "over_budget") {
+      overBudget = true;
+      break;
+    }
+    // Imports are counted in their own transactions (admitImport).
+    if (outcome !== "imported") delta[outcome] = (delta[outcome] ?? 0) + 1;
+  }
+  delete delta.imported;
+  await scheduleMovedUsers(deps, scope, run);
+  return { delta, overBudget };
+}
+
+async function scheduleMovedUsers(deps: CoreDeps, scope: Scope, run: ImportRun): Promise<void> {
+  for (const userId of run.movedUsers) await deps.scheduleLearning?.(scope, userId);
+}
+
+async function saveLive(
+  deps: CoreDeps,
+  scope: Scope,
+  collection: CollectionRecord,
+  leaseToken: string,
+  change: { cursor: string | null; windowEnd: number | null; watermark: number; delta: OutcomeCounts },
+): Promise<void> {
+  const now = deps.now();
+  const windowDone = change.windowEnd === null;
+  const saved = await dataSourceCollections.saveCheckpoint(deps.db, scope, collection.stream_id, leaseToken, {
+    phase: "live",
+    ...change,
+    nextPollAt: windowDone ? now + LIVE_POLL_SECONDS : collection.live_next_poll_at,
+    polledAt: windowDone ? now : null,
+    now,
+  });
+  if (!saved) throw new LeaseLost();
+}
+
+/** One provider page of root traces started in [start, end) that pass the collection's filters. */
+async function readPage(deps: CoreDeps, scope: Scope, collection: CollectionRecord, window: { start: number; end: number; cursor: string | null }) {
+  const connection = await dataSources.findConnection(deps.db, scope, collection.connection_id, deps.now());
+  if (!connection) throw new LeaseLost();
+  const provider = await providerOfConnection(deps, connection);
+  return provider.pageTraces({
+    external_project_id: collection.external_project_id,
+    start: window.start,
+    end: window.end,
+    filters: collection.filters as TraceFilter[],
+    cursor: window.cursor,
+    limit: COLLECTION_PAGE_SIZE,
+  });
+}
