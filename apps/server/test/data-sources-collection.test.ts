@@ -129,17 +129,24 @@ describe("a collection per provider", () => {
       const learning = await env.svc.call("GET", `/api/learning_status?request_id=${evidence.receipts[0].request_id}`, undefined, bearer(owner.fullKey));
       expect(learning.body.status).toBe(evidence.receipts[0].learning_status);
 
-      // Live traffic after activation: read by the next poll, once, however often it polls.
+      // Live traffic after activation: read by the next poll, once, however often it polls. A trace
+      // the provider lists only after that poll, though it started before the watermark, is found
+      // by the next poll's look-back; the look-back's traces read again are not counted again.
       source.addLive({ start: NOW + 5, count: 3, idPrefix: `live-${source.provider}` });
       env.svc.clock.now = NOW + 120;
       for (let poll = 0; poll < 2; poll++) {
         const polled = await call(prefix, "POST", `/streams/${stream.stream_id}/operations`, { lifecycle_revision: 1 + poll, operation: "poll_now" });
         expect(polled.status).toBe(200);
         await env.svc.learningIdle();
+        if (poll === 0) {
+          expect((await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body.live.watermark).toBe(NOW + 120 - 5);
+          source.addLive({ start: NOW + 60, count: 1, idPrefix: `late-${source.provider}` });
+          env.svc.clock.now = NOW + 180;
+        }
       }
       status = (await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body;
-      expect(status.live.counts).toMatchObject({ imported: 3, held: 0 });
-      expect(status.live.watermark).toBe(NOW + 120 - 5);
+      expect(status.live.counts).toMatchObject({ read: 4, imported: 4, duplicates: 0, held: 0 });
+      expect(status.live.watermark).toBe(NOW + 180 - 5);
       expect(status.backfill.message_units_used).toBe(40);
 
       // A mapping that reads a user for every record, promoted, lets a retry import the held ones.

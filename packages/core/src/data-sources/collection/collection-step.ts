@@ -14,9 +14,17 @@ export const COLLECTION_LEASE_SECONDS = 300;
 export const COLLECTION_PAGE_SIZE = 100;
 /**
  * Live windows end this long before now: a trace whose start lies just before now may not be
- * listed by the provider yet, and the window after it would never look back.
+ * listed by the provider yet.
  */
 export const LIVE_SETTLE_SECONDS = 5;
+/**
+ * Providers ingest asynchronously, so a trace can be listed minutes after its start, behind the
+ * watermark. Each live window therefore starts this far before the watermark (never before the
+ * activation); what it reads again there was imported or held already and is passed over
+ * uncounted, so only traces listed late are news. Two minutes at one poll a minute reads live
+ * traffic about three times.
+ */
+export const LIVE_LOOKBACK_SECONDS = 120;
 const RETRY_SECONDS = { rate_limited: 60, credential_refused: 300, unavailable: 30, not_found: 300, unexpected: 10 } as const;
 
 /**
@@ -97,8 +105,10 @@ async function runOneUnit(deps: CoreDeps, scope: Scope, collection: CollectionRe
     await saveLive(deps, scope, collection, leaseToken, { cursor: null, windowEnd: null, watermark: collection.live_watermark, delta: {} });
   } else if (liveDue) {
     const live = run("live");
-    const page = await readPage(deps, scope, collection, { start: collection.live_watermark, end: windowEnd, cursor: collection.live_cursor });
-    const { delta } = await importPage(live, page.traces);
+    const windowStart = Math.max(collection.activated_at, collection.live_watermark - LIVE_LOOKBACK_SECONDS);
+    const page = await readPage(deps, scope, collection, { start: windowStart, end: windowEnd, cursor: collection.live_cursor });
+    const { traces, lookedBack } = await withoutKnownLookBack(deps, scope, collection, page.traces);
+    const { delta } = await importPage(live, traces, lookedBack);
     const more = page.next_cursor !== null;
     await saveLive(deps, scope, collection, leaseToken, {
       cursor: page.next_cursor,
@@ -129,8 +139,36 @@ async function runOneUnit(deps: CoreDeps, scope: Scope, collection: CollectionRe
   return null;
 }
 
-/** Imports a page's traces in order, skipping those with receipts; stops at the backfill's budget. */
-async function importPage(run: ImportRun, traces: TraceToImport[]): Promise<{ delta: OutcomeCounts; overBudget: boolean }> {
+/**
+ * The page without the traces of the look-back (started before the watermark) that were imported or
+ * held already, and the ids of the look-back's other traces.
+ */
+async function withoutKnownLookBack(
+  deps: CoreDeps,
+  scope: Scope,
+  collection: CollectionRecord,
+  traces: TraceToImport[],
+): Promise<{ traces: TraceToImport[]; lookedBack: Set<string> }> {
+  const before = traces.filter((trace) => trace.started_at < collection.live_watermark).map((trace) => trace.id);
+  if (before.length === 0) return { traces, lookedBack: new Set() };
+  const [receipted, held] = await Promise.all([
+    dataSourceReceipts.receiptedTraces(deps.db, scope, collection.provider, collection.external_project_id, before),
+    dataSourceHeld.findHeld(deps.db, scope, collection.stream_id, before),
+  ]);
+  const known = new Set([...receipted, ...held.map((record) => record.external_trace_id)]);
+  return { traces: traces.filter((trace) => !known.has(trace.id)), lookedBack: new Set(before.filter((id) => !known.has(id))) };
+}
+
+/**
+ * Imports a page's traces in order, skipping those with receipts; stops at the backfill's budget.
+ * A trace of the live look-back (`lookedBack`) that the mapping excludes was, most likely, excluded
+ * when first read: it is not counted again.
+ */
+async function importPage(
+  run: ImportRun,
+  traces: TraceToImport[],
+  lookedBack: ReadonlySet<string> = new Set(),
+): Promise<{ delta: OutcomeCounts; overBudget: boolean }> {
   const { deps, scope, collection } = run;
   const receipted = await dataSourceReceipts.receiptedTraces(
     deps.db,
@@ -150,6 +188,10 @@ async function importPage(run: ImportRun, traces: TraceToImport[]): Promise<{ de
     if (outcome === "over_budget") {
       overBudget = true;
       break;
+    }
+    if (outcome === "excluded" && lookedBack.has(trace.id)) {
+      delta.read = (delta.read ?? 0) - 1;
+      continue;
     }
     // Imports are counted in their own transactions (admitImport).
     if (outcome !== "imported") delta[outcome] = (delta[outcome] ?? 0) + 1;
