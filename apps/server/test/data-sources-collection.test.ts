@@ -41,6 +41,15 @@ const PREFIXES = dataSourcePrefixes(() => owner);
 const call = (prefix: DataSourcePrefix, method: string, path: string, body?: unknown) => env.svc.call(method, `${prefix.base}${path}`, body, prefix.headers());
 const rule = (fields: object) => ({ version: 1, rules: [{ name: "chat", fields }] });
 
+/** Activates a validated stream over the whole generated history (the last two hours). */
+const activateHistory = (prefix: DataSourcePrefix, stream: { stream_id: string; revision: number }) =>
+  call(prefix, "POST", `/streams/${stream.stream_id}/activate`, {
+    stream_revision: stream.revision,
+    mapping_revision: 1,
+    history_start: NOW - 7200,
+    history_end: NOW - 1,
+  });
+
 const SOURCES = [
   {
     provider: "trace_provider_a",
@@ -101,12 +110,7 @@ describe("a collection per provider", () => {
     test(`${source.provider} (${prefix.name}): the history is imported once, traces without a user held, live traffic followed, held records retried`, async () => {
       env.svc.clock.now = NOW;
       const { connection, stream } = await validatedStream(prefix, source);
-      const activated = await call(prefix, "POST", `/streams/${stream.stream_id}/activate`, {
-        stream_revision: stream.revision,
-        mapping_revision: 1,
-        history_start: NOW - 7200,
-        history_end: NOW - 1,
-      });
+      const activated = await activateHistory(prefix, stream);
       expect(activated.status).toBe(202);
       expect(activated.body).toMatchObject({ state: "backfilling", lifecycle_revision: 1, mapping_revision: 1, activated_at: NOW });
       expect(activated.body.backfill).toMatchObject({ status: "importing", message_unit_limit: 5000, history_start: NOW - 7200, history_end: NOW - 1 });
@@ -327,12 +331,7 @@ describe("provider rate limits", () => {
     const { stream } = await validatedStream(prefix, SOURCES[0]);
     // Longer than a read waits in place (30 s): the read fails with the provider's retry time.
     env.servers.a.rateLimitNext(1, "120");
-    await call(prefix, "POST", `/streams/${stream.stream_id}/activate`, {
-      stream_revision: stream.revision,
-      mapping_revision: 1,
-      history_start: NOW - 7200,
-      history_end: NOW - 1,
-    });
+    await activateHistory(prefix, stream);
     await env.svc.learningIdle();
     let status = (await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body;
     expect(status).toMatchObject({ state: "backfilling", cooldown_until: NOW + 120 });
@@ -355,12 +354,7 @@ describe("erasure through a stream", () => {
   test("purge-preview counts without erasing; purge-user erases the user with this project's staging and samples, and a re-activation does not import them again", async () => {
     env.svc.clock.now = NOW;
     const { stream } = await validatedStream(prefix, SOURCES[2]);
-    await call(prefix, "POST", `/streams/${stream.stream_id}/activate`, {
-      stream_revision: stream.revision,
-      mapping_revision: 1,
-      history_start: NOW - 7200,
-      history_end: NOW - 1,
-    });
+    await activateHistory(prefix, stream);
     await env.svc.learningIdle();
     const subject = { user_id: "u-1", request_id: "erase-ticket-7" };
     const path = `/api/data-sources/streams/${stream.stream_id}`;
@@ -390,12 +384,7 @@ describe("erasure through a stream", () => {
 
     // A new connection to the same external project finds the erased traces suppressed.
     const again = await validatedStream(prefix, SOURCES[2]);
-    await call(prefix, "POST", `/streams/${again.stream.stream_id}/activate`, {
-      stream_revision: again.stream.revision,
-      mapping_revision: 1,
-      history_start: NOW - 7200,
-      history_end: NOW - 1,
-    });
+    await activateHistory(prefix, again.stream);
     await env.svc.learningIdle();
     const status = (await call(prefix, "GET", `/streams/${again.stream.stream_id}/status`)).body;
     expect(status.backfill.counts).toMatchObject({ imported: 0, read: 25 });

@@ -67,6 +67,15 @@ export async function findHeld(sql: Sql, scope: Scope, streamId: string, traceId
   );
 }
 
+/** Which of the named traces the stream holds (their ids only: a held record may be large). */
+export async function heldTraceIds(sql: Sql, scope: Scope, streamId: string, traceIds: string[]): Promise<Set<string>> {
+  const rows = await sql.query<{ external_trace_id: string }>(
+    `SELECT external_trace_id FROM data_source_held WHERE org_id = $1 AND project_id = $2 AND stream_id = $3 AND external_trace_id = ANY($4::text[])`,
+    [scope.orgId, scope.projectId, streamId, traceIds],
+  );
+  return new Set(rows.map((row) => row.external_trace_id));
+}
+
 /** The stream's held records, and how many of them a retry queued. */
 export async function countHeld(sql: Sql, scope: Scope, streamId: string): Promise<{ held: number; queued: number }> {
   const [row] = await sql.query<{ held: number; queued: number }>(

@@ -153,9 +153,9 @@ async function withoutKnownLookBack(
   if (before.length === 0) return { traces, lookedBack: new Set() };
   const [receipted, held] = await Promise.all([
     dataSourceReceipts.receiptedTraces(deps.db, scope, collection.provider, collection.external_project_id, before),
-    dataSourceHeld.findHeld(deps.db, scope, collection.stream_id, before),
+    dataSourceHeld.heldTraceIds(deps.db, scope, collection.stream_id, before),
   ]);
-  const known = new Set([...receipted, ...held.map((record) => record.external_trace_id)]);
+  const known = new Set([...receipted, ...held]);
   return { traces: traces.filter((trace) => !known.has(trace.id)), lookedBack: new Set(before.filter((id) => !known.has(id))) };
 }
 
