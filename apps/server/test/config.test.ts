@@ -8,7 +8,7 @@ import {
   endRetrievalExperiment,
   startRetrievalExperiment,
 } from "@als/core";
-import { LOCAL_SCOPE } from "@als/db";
+import { LOCAL_SCOPE, projectConfig } from "@als/db";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 let svc: TestService;
@@ -17,17 +17,20 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
+/** The default model's calibrated similarities (scripts/install-model.sh): get_config shows them where a project set none. */
+const MODEL = { clustering: 0.94, deduplication: 0.95 };
+
 const DEFAULTS = {
   profile_extractor_config: { extraction_definition_prompt: DEFAULT_PROFILE_DEFINITION, context_prompt: null, allow_manual_trigger: true },
   user_playbook_extractor_config: {
     extraction_definition_prompt: DEFAULT_PLAYBOOK_DEFINITION,
     context_prompt: null,
-    aggregation_config: { min_cluster_size: 2, clustering_similarity: 0.8 },
-    deduplication_config: { search_threshold: 0.85, search_top_k: 5 },
+    aggregation_config: { min_cluster_size: 2, clustering_similarity: MODEL.clustering },
+    deduplication_config: { search_threshold: MODEL.deduplication, search_top_k: 5 },
     allow_manual_trigger: true,
   },
   playbook_aggregator_config: { extraction_definition_prompt: DEFAULT_AGGREGATION_DEFINITION },
-  deduplication_config: { search_threshold: 0.85, search_top_k: 5 },
+  deduplication_config: { search_threshold: MODEL.deduplication, search_top_k: 5 },
   agent_success_config: {
     success_definition_prompt: DEFAULT_SUCCESS_DEFINITION,
     sampling_rate: 1,
@@ -126,8 +129,30 @@ describe("set_config", () => {
     const config = await getConfig();
     expect(config.user_playbook_extractor_config).toEqual({
       ...DEFAULTS.user_playbook_extractor_config,
-      aggregation_config: { min_cluster_size: 4, clustering_similarity: 0.8 },
+      aggregation_config: { min_cluster_size: 4, clustering_similarity: MODEL.clustering },
     });
+  });
+
+  test("clustering similarity and deduplication threshold follow the embedding model unless the project sets them", async () => {
+    expect(svc.deps.embedder.calibration).toEqual({ clusteringSimilarity: MODEL.clustering, deduplicationThreshold: MODEL.deduplication });
+    const stored = async () => (await projectConfig.readProjectConfig(svc.deps.db, LOCAL_SCOPE)) as Record<string, Record<string, Record<string, unknown>>>;
+    // Unset: stored as null (the model's), shown as the model's value.
+    expect((await stored()).user_playbook_extractor_config!.aggregation_config!.clustering_similarity).toBeNull();
+    expect((await stored()).deduplication_config!.search_threshold).toBeNull();
+
+    await setConfig({
+      user_playbook_extractor_config: { aggregation_config: { clustering_similarity: 0.9 }, deduplication_config: { search_threshold: 0.7 } },
+      deduplication_config: { search_threshold: 0.6 },
+    });
+    const chosen = await getConfig();
+    expect(chosen.user_playbook_extractor_config.aggregation_config.clustering_similarity).toBe(0.9);
+    expect(chosen.user_playbook_extractor_config.deduplication_config.search_threshold).toBe(0.7);
+    expect(chosen.deduplication_config.search_threshold).toBe(0.6);
+
+    // Sending the model's own value back (a saved get_config response) keeps following the model.
+    await updateConfig({ deduplication_config: { search_threshold: MODEL.deduplication } });
+    expect((await stored()).deduplication_config!.search_threshold).toBeNull();
+    expect((await getConfig()).deduplication_config.search_threshold).toBe(MODEL.deduplication);
   });
 
   test("a get_config response saved back as it came changes nothing", async () => {

@@ -21,7 +21,7 @@ describe("service endpoints", () => {
       status: "ok",
       mode: testMode,
       storage: testMode === "full" ? "postgres" : "pglite",
-      embedding_model: "all-MiniLM-L6-v2-int8",
+      embedding_model: "e5-small-v2-int8",
     });
   });
 

@@ -78,6 +78,7 @@ function slowCountingEmbedder(inner: Embedder, delayMs: number) {
     modelId: inner.modelId,
     dimensions: inner.dimensions,
     defaultThreshold: inner.defaultThreshold,
+    calibration: inner.calibration,
     embedDocuments: (texts) => inner.embedDocuments(texts),
     async embedQuery(text) {
       counter.queries++;

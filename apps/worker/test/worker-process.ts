@@ -7,7 +7,7 @@ import { type FakeLlmHandler, startFakeLlmServer } from "../../../test/support/l
 import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-export const MODEL_DIR = `${ROOT}.cache/models/all-MiniLM-L6-v2-int8`;
+export const MODEL_DIR = `${ROOT}.cache/models/e5-small-v2-int8`;
 
 export function requiredEnv(name: string): string {
   const value = process.env[name];

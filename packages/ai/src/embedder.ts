@@ -9,6 +9,8 @@ export interface Embedder {
    * on the model (local models: their manifest; OpenAI-compatible servers: a general fallback).
    */
   readonly defaultThreshold: number;
+  /** The model's values of the project settings that are similarities, used where a project sets none. */
+  readonly calibration: SimilarityCalibration;
   /** One unit-length vector per text to be stored, in input order; batches internally. */
   embedDocuments(texts: string[], options?: EmbedOptions): Promise<number[][]>;
   /** Served from a bounded LRU cache; concurrent identical queries share one computation. */
@@ -16,6 +18,17 @@ export interface Embedder {
   /** Whether embedQuery(text) would be answered from the cache (or a computation under way) now; it changes nothing (request timings report it). */
   hasCachedQuery(text: string): boolean;
   close(): Promise<void>;
+}
+
+/**
+ * Similarity settings whose right value depends on the model (local models: their manifest, chosen on
+ * bench/similarity-calibration.ts; OpenAI-compatible servers: general fallbacks).
+ */
+export interface SimilarityCalibration {
+  /** Average-linkage similarity at which aggregation clusters user playbooks. */
+  clusteringSimilarity: number;
+  /** Similarity above which stored learnings are candidates for deduplicating a new one. */
+  deduplicationThreshold: number;
 }
 
 export interface EmbedOptions {

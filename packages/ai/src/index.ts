@@ -1,5 +1,5 @@
 export { createEmbedder } from "./create-embedder.ts";
-export type { Embedder, EmbedderOptions } from "./embedder.ts";
+export type { Embedder, EmbedderOptions, SimilarityCalibration } from "./embedder.ts";
 export { EmbedderUnavailableError } from "./embedder-unavailable-error.ts";
 export { createLlm, type LlmSettings } from "./llm/create-llm.ts";
 export { type InputTokens, inputTokensOf } from "./llm/input-tokens.ts";

@@ -71,6 +71,7 @@ export async function createLocalEmbeddingProvider(options: LocalEmbeddingOption
     modelId: manifest.modelId,
     dimensions: manifest.dimensions,
     defaultThreshold: manifest.defaultThreshold,
+    calibration: { clusteringSimilarity: manifest.clusteringSimilarity, deduplicationThreshold: manifest.deduplicationThreshold },
     embedDocuments: (texts, options) => embedTexts(withPrefix(manifest.documentPrefix, texts), options),
     embedQueries: (texts, options) => embedTexts(withPrefix(manifest.queryPrefix, texts), options),
     close: () => pool.close(),

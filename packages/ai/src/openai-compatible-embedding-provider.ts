@@ -26,6 +26,11 @@ const textsPerRequest = 64;
  * search that needs another one sets `threshold`.
  */
 const FALLBACK_THRESHOLD = 0.45;
+/**
+ * Clustering and deduplication for a served model: the values this service used before any model was
+ * calibrated (bench/similarity-calibration.ts measures an installed model); a project sets its own.
+ */
+const FALLBACK_CALIBRATION = { clusteringSimilarity: 0.8, deduplicationThreshold: 0.85 } as const;
 const backoff: BackoffPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 4_000 };
 
 /** A failed embeddings request; `transient` failures (429, 5xx, network, timeout) are retried. */
@@ -109,6 +114,7 @@ export function createOpenAiCompatibleEmbeddingProvider(options: OpenAiCompatibl
     modelId: options.model,
     dimensions: options.dimensions,
     defaultThreshold: FALLBACK_THRESHOLD,
+    calibration: FALLBACK_CALIBRATION,
     // The API has no notion of query and document; a model needing prefixes gets them from its caller.
     embedDocuments: embedTexts,
     embedQueries: embedTexts,

@@ -63,6 +63,7 @@ export function withQueryCache(provider: EmbeddingProvider, maxEntries: number):
     modelId: provider.modelId,
     dimensions: provider.dimensions,
     defaultThreshold: provider.defaultThreshold,
+    calibration: provider.calibration,
     embedDocuments: (texts, options) => provider.embedDocuments(texts, options),
     embedQuery,
     hasCachedQuery: (text) => cache.has(text),

@@ -27,6 +27,7 @@ test("a computation shared by callers stops only once every caller waiting for i
       modelId: "fake",
       dimensions: 1,
       defaultThreshold: 0,
+      calibration: { clusteringSimilarity: 0.8, deduplicationThreshold: 0.85 },
       embedDocuments: async () => [],
       embedQueries: (texts, options) =>
         new Promise<number[][]>((resolve, reject) => {

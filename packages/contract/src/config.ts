@@ -19,9 +19,16 @@ const EffectivePrompt = z
  */
 const notSupported = (why: string) => z.never({ error: why }).optional().describe(`Accepted as null for clients of the peer service; ${why}`);
 
+/**
+ * A cosine similarity whose meaning depends on the embedding model (unrelated texts sit near 0.1 for
+ * MiniLM, near 0.7 for e5); null follows the model's own calibrated value (its manifest), which
+ * get_config shows in its place.
+ */
+const ModelSimilarity = (what: string) => Fraction.nullable().default(null).describe(`${what}; null: the embedding model's calibrated default`);
+
 export const DeduplicationConfig = z
   .object({
-    search_threshold: Fraction.default(0.85),
+    search_threshold: ModelSimilarity("Similarity above which stored learnings are deduplication candidates of a new one"),
     search_top_k: z.number().int().min(1).max(50).default(5),
   })
   .strict();
@@ -41,7 +48,7 @@ export const UserPlaybookExtractorConfig = z
     aggregation_config: z
       .object({
         min_cluster_size: z.number().int().min(2).default(2),
-        clustering_similarity: Fraction.default(0.8),
+        clustering_similarity: ModelSimilarity("Average-linkage similarity at which user playbooks cluster"),
       })
       .strict()
       .prefault({}),
@@ -351,11 +358,20 @@ export const UpdateConfigRequest = z
   .transform(withoutPeerFields);
 export type UpdateConfigRequest = z.output<typeof UpdateConfigRequest>;
 
-/** GET /api/get_config: the configuration with the offline tuner overlay, prompts as the text in force. */
+/** A model-dependent similarity as get_config shows it: the value in force (clients of the peer service require a number). */
+const EffectiveSimilarity = Fraction.describe("The value in force: the project's own, else the embedding model's calibrated default");
+const EffectiveDeduplicationConfig = z.object({ search_threshold: EffectiveSimilarity, search_top_k: z.number().int() });
+
+/** GET /api/get_config: the configuration with the offline tuner overlay, prompts and model-dependent similarities as the values in force. */
 export const ConfigResponse = z.object({
   ...settableFields,
   profile_extractor_config: ProfileExtractorConfig.extend({ extraction_definition_prompt: EffectivePrompt }),
-  user_playbook_extractor_config: UserPlaybookExtractorConfig.extend({ extraction_definition_prompt: EffectivePrompt }),
+  user_playbook_extractor_config: UserPlaybookExtractorConfig.extend({
+    extraction_definition_prompt: EffectivePrompt,
+    aggregation_config: z.object({ min_cluster_size: z.number().int(), clustering_similarity: EffectiveSimilarity }),
+    deduplication_config: EffectiveDeduplicationConfig,
+  }),
+  deduplication_config: EffectiveDeduplicationConfig,
   playbook_aggregator_config: PlaybookAggregatorConfig.extend({ extraction_definition_prompt: EffectivePrompt }),
   agent_success_config: AgentSuccessConfig.extend({ success_definition_prompt: EffectivePrompt }),
   api_key_config: z.object({ enabled: z.boolean() }),

@@ -39,7 +39,7 @@ const Environment = z.object({
   /** PostgreSQL's statement_timeout of every session; the client gives up two seconds later. */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(DEFAULT_STORAGE_TIMEOUTS.statementMs),
   EMBEDDING_PROVIDER: z.enum(["local", "openai"]).default("local"),
-  EMBEDDING_MODEL_DIR: z.string().default(".cache/models/all-MiniLM-L6-v2-int8"),
+  EMBEDDING_MODEL_DIR: z.string().default(".cache/models/e5-small-v2-int8"),
   EMBEDDING_POOL_SIZE: z.coerce.number().int().min(1).optional(),
   EMBEDDING_BASE_URL: optionalText,
   EMBEDDING_API_KEY: optionalText,

@@ -93,7 +93,8 @@ async function prepareRun(deps: CoreDeps, scope: Scope, operation: OperationReco
   const config = await getProjectConfig(deps, scope);
   const settings = config.user_playbook_extractor_config.aggregation_config;
   const inputs = await aggregation.aggregationInputs(deps.db, scope, operation.agent_version, deps.embedder.modelId);
-  const clusters = await clusterPlaybooks(deps, inputs, { similarity: settings.clustering_similarity, minClusterSize: settings.min_cluster_size });
+  const similarity = settings.clustering_similarity ?? deps.embedder.calibration.clusteringSimilarity;
+  const clusters = await clusterPlaybooks(deps, inputs, { similarity, minClusterSize: settings.min_cluster_size });
   const previous = await aggregation.previousClusters(deps.db, scope, operation.agent_version);
   const changedClusters = clusters.filter((cluster) => !previous.has(cluster.key));
   const usage: LlmUsage[] = [];

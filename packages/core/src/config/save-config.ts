@@ -2,7 +2,7 @@ import { AppError, type ProjectConfig, type RetrievalExperiment, type SetConfigR
 import type { Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { changeProjectConfig } from "./change-config.ts";
-import { withBuiltInPromptsAsNull } from "./config-view.ts";
+import { withDefaultsAsNull } from "./config-view.ts";
 import { checkOfflineTunerRequest } from "./offline-tuner.ts";
 
 /**
@@ -15,7 +15,7 @@ export async function setProjectConfig(deps: CoreDeps, scope: Scope, request: Se
   const { retrieval_experiment_config: peerExperiment, retrieval_experiment_history: peerHistory, ...fields } = rest;
   checkOfflineTunerRequest(offlineTuner);
   const { current } = await changeProjectConfig(deps, scope, (stored) => ({
-    ...withBuiltInPromptsAsNull(fields),
+    ...withDefaultsAsNull(fields, deps.embedder.calibration),
     retrieval_experiment: keepExperiment(stored, experiment, { config: peerExperiment, history: peerHistory }),
   }));
   return current;
@@ -30,7 +30,7 @@ export async function updateProjectConfig(deps: CoreDeps, scope: Scope, patch: U
   const { retrieval_experiment_config: peerExperiment, retrieval_experiment_history: peerHistory, ...fields } = rest;
   const { current } = await changeProjectConfig(deps, scope, (stored) => ({
     ...stored,
-    ...withBuiltInPromptsAsNull(fields),
+    ...withDefaultsAsNull(fields, deps.embedder.calibration),
     retrieval_experiment: keepExperiment(stored, experiment, { config: peerExperiment, history: peerHistory }),
   }));
   return current;

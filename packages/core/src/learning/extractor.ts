@@ -66,7 +66,7 @@ export interface ExtractorSpec<C, S extends z.ZodType = z.ZodType> {
     search: { userId: string; text: string; vector: number[]; topK: number },
     generation?: Generation,
   ): Promise<(KnownLearning & { similarity: number | null })[]>;
-  dedupSettings(config: ProjectConfig): { search_threshold: number; search_top_k: number };
+  dedupSettings(config: ProjectConfig): { search_threshold: number | null; search_top_k: number };
   /** Whether a candidate that adds detail to a known learning rewrites its text; otherwise it is dropped. */
   mergesText: boolean;
   /** Writes the plan inside the caller's transaction (for learning, the one that advances the cursor); returns how many learnings it created. */

@@ -82,7 +82,8 @@ export async function planWindow<C>(
   if (candidates.length === 0) return { plan: { inserts: [], merges: [] }, usage };
 
   const vectors = await deps.embedder.embedDocuments(candidates.map((c) => spec.textOf(c)));
-  const { search_threshold: threshold, search_top_k: topK } = spec.dedupSettings(config);
+  const { search_threshold: ownThreshold, search_top_k: topK } = spec.dedupSettings(config);
+  const threshold = ownThreshold ?? deps.embedder.calibration.deduplicationThreshold;
   const close = await Promise.all(
     candidates.map(async (candidate, index) =>
       (await spec.similar(deps, scope, { userId, text: spec.textOf(candidate), vector: vectors[index]!, topK }, generation)).filter(

@@ -222,6 +222,7 @@ function embeddingOnce(embedder: Embedder, signal?: AbortSignal): Embedder {
     modelId: embedder.modelId,
     dimensions: embedder.dimensions,
     defaultThreshold: embedder.defaultThreshold,
+    calibration: embedder.calibration,
     embedDocuments: (texts) => embedder.embedDocuments(texts, signal && { signal }),
     embedQuery(text) {
       let vector = vectors.get(text);

@@ -142,7 +142,10 @@ export function openPostgres(options: PostgresOptions): Database {
    */
   const run = <T>(on: postgres.Sql | postgres.TransactionSql, owner: Pool, text: string, params: readonly unknown[] | undefined, pooled: boolean) =>
     new Promise<T[]>((resolve, reject) => {
-      const query = on.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[]);
+      // Named (prepared) statements, kept per connection: a statement run again skips the describe
+      // round trip, and after five runs PostgreSQL may keep a generic plan and skip planning, which
+      // for the ranked searches cost more than executing them (bench/unified-search.ts).
+      const query = on.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[], { prepare: true });
       const sent = () => (query as unknown as { state: unknown }).state != null;
       const end = owner.begin();
       const acquireTimer = pooled

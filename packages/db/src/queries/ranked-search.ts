@@ -50,21 +50,67 @@ export interface RankedSearchSpec {
 export function rankedSearchSql(spec: RankedSearchSpec): string {
   const { table, idColumn, where, params } = spec;
   const depth = rankedArmDepth(spec.topK);
-  const arms: string[] = [];
-  if (spec.mode !== "fts" && spec.vector) {
-    const nearest = nearestSql(
-      { table, idColumn, where: `${where} AND embedding_model = ${params.add(spec.vector.model)}`, params },
-      { vector: spec.vector.values, threshold: spec.threshold, limit: depth },
-    );
-    arms.push(`SELECT id, 1 - distance AS similarity, NULL::float8 AS text_score FROM (${nearest}) nearest`);
-  }
-  if (spec.mode !== "vector" && spec.text) arms.push(textArmSql(spec, params.add(spec.text), depth));
-  if (arms.length === 0) throw new Error("rankedSearchSql needs a query vector or a query text for its mode");
+  const nearest =
+    spec.mode !== "fts" && spec.vector
+      ? `SELECT id, 1 - distance AS similarity FROM (${nearestSql(
+          { table, idColumn, where: `${where} AND embedding_model = ${params.add(spec.vector.model)}`, params },
+          { vector: spec.vector.values, threshold: spec.threshold, limit: depth },
+        )}) nearest`
+      : undefined;
+  const text = spec.mode !== "vector" && spec.text ? params.add(spec.text) : undefined;
+  if (nearest === undefined && text === undefined) throw new Error("rankedSearchSql needs a query vector or a query text for its mode");
   const floor = params.add(spec.similarityFloor);
   const relevance = `greatest(similarity - ${floor}::float8, 0) / nullif(1 - ${floor}::float8, 0)`;
-  return `SELECT id, ${FUSION.vector} * coalesce(${relevance}, 0) + ${FUSION.text} * coalesce(text_score, 0) AS score, similarity, text_score
-    FROM (SELECT id, max(similarity) AS similarity, max(text_score) AS text_score FROM (${arms.join(" UNION ALL ")}) arms GROUP BY id) found
-    ORDER BY score DESC, id LIMIT ${params.add(spec.topK)}`;
+  const fused = (
+    arms: string,
+  ) => `SELECT id, ${FUSION.vector} * coalesce(${relevance}, 0) + ${FUSION.text} * coalesce(text_score, 0) AS score, similarity, text_score
+    FROM (SELECT id, max(similarity) AS similarity, max(text_score) AS text_score FROM (${arms}) arms GROUP BY id) found`;
+  const topK = params.add(spec.topK);
+  if (text === undefined)
+    return `${fused(`SELECT id, similarity, NULL::float8 AS text_score FROM (${nearest}) vector_arm`)} ORDER BY score DESC, id LIMIT ${topK}`;
+  if (nearest === undefined) {
+    return `${fused(`SELECT id, NULL::float8 AS similarity, text_score FROM (${textArmSql(spec, text, depth)}) text_arm`)} ORDER BY score DESC, id LIMIT ${topK}`;
+  }
+  return hybridSql(spec, { nearest, text, depth, topK, fused });
+}
+
+/**
+ * Hybrid search in one statement. The vector arm's rows get the text score they earn (their whole
+ * rank when they hold every distinctive word, FUSION.partialMatch of it when they hold some), and
+ * rows holding every word join from the text arm. A row holding only some words that the vector arm
+ * did not find scores less than FUSION.text × FUSION.partialMatch, so the scan for such rows (an OR
+ * over the GIN index, the costly part of the text arm) runs only when fewer than top_k rows score at
+ * least that: the results are those of ranking every match, for a fraction of the work.
+ */
+function hybridSql(
+  spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">,
+  arms: { nearest: string; text: string; depth: number; topK: string; fused: (arms: string) => string },
+): string {
+  const { table, idColumn, where, params } = spec;
+  const { nearest, text, depth, topK, fused } = arms;
+  const limit = params.add(depth);
+  const candidates = params.add(TEXT_CANDIDATES);
+  const partialOnlyBound = FUSION.text * FUSION.partialMatch;
+  return `WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
+      vector_arm AS MATERIALIZED (${nearest}),
+      whole AS MATERIALIZED (${rankedMatchesSql(spec, "search_text @@ every_word", 1, limit, candidates)}),
+      near_text AS (SELECT ${idColumn} AS id,
+          (ts_rank_cd(search_text, words, 32) * CASE WHEN search_text @@ every_word THEN 1 ELSE ${FUSION.partialMatch} END)::float8 AS text_score
+        FROM ${table}, terms WHERE ${where} AND ${idColumn} IN (SELECT id FROM vector_arm) AND search_text @@ words),
+      close AS MATERIALIZED (${fused(`SELECT id, similarity, NULL::float8 AS text_score FROM vector_arm
+        UNION ALL SELECT id, NULL::float8, text_score FROM whole
+        UNION ALL SELECT id, NULL::float8, text_score FROM near_text`)})
+    SELECT id, score, similarity, text_score FROM close
+    UNION ALL
+    SELECT id, ${FUSION.text} * text_score AS score, NULL::float8 AS similarity, text_score FROM (${rankedMatchesSql(
+      spec,
+      `search_text @@ words AND NOT search_text @@ every_word AND ${idColumn} NOT IN (SELECT id FROM close)
+        AND (SELECT count(*) FROM close WHERE score >= ${partialOnlyBound}) < ${topK}`,
+      FUSION.partialMatch,
+      limit,
+      candidates,
+    )}) partial_only
+    ORDER BY score DESC, id LIMIT ${topK}`;
 }
 
 /** How many rows each arm ranks before fusion: enough that fusion can reorder the top `topK`. */
@@ -101,22 +147,34 @@ const TEXT_CANDIDATES = 1000;
  * The full-text arm: rows holding every distinctive word of the query first (they score their whole
  * rank); only when fewer than `depth` do, rows holding some of the words (FUSION.partialMatch of their
  * rank). Each ranks at most TEXT_CANDIDATES rows, so the arm's cost is bounded however many rows
- * match. Yields (id, similarity NULL, text_score).
+ * match. Yields (id, text_score).
  */
 function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">, text: string, depth: number): string {
-  const { table, idColumn, where, params } = spec;
+  const { table, params } = spec;
   const limit = params.add(depth);
   const candidates = params.add(TEXT_CANDIDATES);
-  const ranked = (match: string, weight: number) => `SELECT id, (ts_rank_cd(search_text, words, 32) * ${weight})::float8 AS text_score
+  return `WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
+      whole AS MATERIALIZED (${rankedMatchesSql(spec, "search_text @@ every_word", 1, limit, candidates)})
+    SELECT id, text_score FROM whole
+    UNION ALL
+    (${rankedMatchesSql(spec, `search_text @@ words AND NOT search_text @@ every_word AND (SELECT count(*) FROM whole) < ${limit}`, FUSION.partialMatch, limit, candidates)})`;
+}
+
+/**
+ * The best `limit` of at most `candidates` rows passing `where` and `match` (a condition over
+ * search_text and the `terms` of the statement), by ts_rank_cd times `weight`: (id, text_score).
+ */
+function rankedMatchesSql(
+  spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">,
+  match: string,
+  weight: number,
+  limit: string,
+  candidates: string,
+): string {
+  const { table, idColumn, where } = spec;
+  return `SELECT id, (ts_rank_cd(search_text, words, 32) * ${weight})::float8 AS text_score
       FROM (SELECT ${idColumn} AS id, search_text FROM ${table}, terms WHERE ${where} AND ${match} LIMIT ${candidates}) candidates, terms
       ORDER BY text_score DESC, id LIMIT ${limit}`;
-  return `SELECT id, NULL::float8 AS similarity, text_score FROM (
-      WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
-        whole AS MATERIALIZED (${ranked("search_text @@ every_word", 1)})
-      SELECT id, text_score FROM whole
-      UNION ALL
-      (${ranked(`search_text @@ words AND NOT search_text @@ every_word AND (SELECT count(*) FROM whole) < ${limit}`, FUSION.partialMatch)})
-    ) matches`;
 }
 
 /** A lexeme in more than this share of a table's rows says little about which row is meant. */

@@ -4,6 +4,6 @@ import { implement } from "../../implement.ts";
 
 export default implement(endpoints.config.get, {
   async handle({ deps, scope }) {
-    return toConfigView(await getProjectConfig(deps, scope));
+    return toConfigView(await getProjectConfig(deps, scope), deps.embedder.calibration);
   },
 });
