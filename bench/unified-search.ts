@@ -373,8 +373,10 @@ async function measureRecall(deps: CoreDeps, users: string[], queries: string[],
   const results = new Map<RecallTarget, RecallResult>();
   for (const target of RECALL_TARGETS) {
     const sum = sums.get(target)!;
-    const first = picks[0]!;
+    const first = picks[0];
     const scans = async (settings: string[], name: string) => {
+      // --recall-queries 0: no query to explain.
+      if (!first) return "–";
       const captured = await captureRankedQuery(deps, (recording) => vectorArm(recording, target, first.query, first.user));
       const summary = await explainSearch(deps.db, captured, "relaxed_order", settings);
       writePlan(`${CACHE_DIR}/explain`, `unified-${label}-${target.replace(/[^a-z]+/g, "-").replace(/-$/, "")}-${name}`, captured, summary);

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { type Database, LOCAL_SCOPE, openDatabase } from "@als/db";
+import { type Database, DEFAULT_STORAGE_TIMEOUTS, LOCAL_SCOPE, openDatabase } from "@als/db";
 import postgres from "postgres";
 
 export type StorageMode = "embedded" | "full";
@@ -180,7 +180,9 @@ export async function openBenchDatabase(
   if (exists && options.reseed) await admin.unsafe(`DROP DATABASE ${name} WITH (FORCE)`);
   const fresh = !exists || options.reseed;
   if (fresh) await admin.unsafe(`CREATE DATABASE ${name}`);
-  const open = () => openDatabase({ kind: "postgres", url: url.toString(), maxConnections: options.maxConnections ?? 1 });
+  // Building an index over 100k rows takes about a minute, past a request's statement bound.
+  const timeouts = { ...DEFAULT_STORAGE_TIMEOUTS, statementMs: 30 * 60_000 };
+  const open = () => openDatabase({ kind: "postgres", url: url.toString(), maxConnections: options.maxConnections ?? 1, timeouts });
   const opened: BenchDatabase = {
     db: await open(),
     location: `${url.host}/${name}`,

@@ -1,4 +1,4 @@
-import type { Database, StorageTimeouts } from "./driver.ts";
+import { type Database, DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "./driver.ts";
 import { openPglite } from "./drivers/pglite.ts";
 import { openPostgres } from "./drivers/postgres.ts";
 import { migrate } from "./migrate.ts";
@@ -9,14 +9,22 @@ export type StorageOptions =
   /** dataDir undefined → in memory. */
   | { kind: "pglite"; dataDir?: string; timeouts?: StorageTimeouts };
 
+/**
+ * How long one migration statement may run on PostgreSQL. Building an index over a large table takes
+ * minutes (an HNSW graph over 100k learnings about one), far past what a request's statement may.
+ * PGlite runs a transaction's statements without a timer.
+ */
+const MIGRATION_STATEMENT_MS = 60 * 60_000;
+
 /** Opens the storage engine and brings its schema up to date. */
 export async function openDatabase(options: StorageOptions): Promise<Database> {
   if (options.kind === "pglite" && !options.dataDir) return openInMemory(options.timeouts);
-  const db =
-    options.kind === "postgres"
-      ? openPostgres(options)
-      : await openPglite({ ...(options.dataDir && { dataDir: options.dataDir }), ...(options.timeouts && { timeouts: options.timeouts }) });
-  return migrated(db);
+  if (options.kind === "postgres") {
+    const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
+    await migrated(openPostgres({ ...options, maxConnections: 1, timeouts: { ...timeouts, statementMs: MIGRATION_STATEMENT_MS } })).then((db) => db.close());
+    return openPostgres(options);
+  }
+  return migrated(await openPglite({ ...(options.dataDir && { dataDir: options.dataDir }), ...(options.timeouts && { timeouts: options.timeouts }) }));
 }
 
 /**

@@ -65,7 +65,7 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
     arms: string,
   ) => `SELECT id, ${FUSION.vector} * coalesce(${relevance}, 0) + ${FUSION.text} * coalesce(text_score, 0) AS score, similarity, text_score
     FROM (SELECT id, max(similarity) AS similarity, max(text_score) AS text_score FROM (${arms}) arms GROUP BY id) found`;
-  const topK = params.add(spec.topK);
+  const topK = rowCount(spec.topK);
   if (text === undefined)
     return `${fused(`SELECT id, similarity, NULL::float8 AS text_score FROM (${nearest}) vector_arm`)} ORDER BY score DESC, id LIMIT ${topK}`;
   if (nearest === undefined) {
@@ -88,8 +88,8 @@ function hybridSql(
 ): string {
   const { table, idColumn, where, params } = spec;
   const { nearest, text, depth, topK, fused } = arms;
-  const limit = params.add(depth);
-  const candidates = params.add(TEXT_CANDIDATES);
+  const limit = rowCount(depth);
+  const candidates = rowCount(TEXT_CANDIDATES);
   const partialOnlyBound = FUSION.text * FUSION.partialMatch;
   return `WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
       vector_arm AS MATERIALIZED (${nearest}),
@@ -113,6 +113,17 @@ function hybridSql(
     ORDER BY score DESC, id LIMIT ${topK}`;
 }
 
+/**
+ * A row count written into the statement rather than bound: statements are prepared, and PostgreSQL
+ * keeps a generic plan (no planning per search) only when it costs no more than the plans made for
+ * the values; with a bound LIMIT the generic plan assumes a tenth of the table, so the project-wide
+ * searches were planned anew each time. Counts come from our code (top_k is validated), never text.
+ */
+function rowCount(count: number): string {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`a row count must be a non-negative integer, got ${count}`);
+  return String(count);
+}
+
 /** How many rows each arm ranks before fusion: enough that fusion can reorder the top `topK`. */
 export function rankedArmDepth(topK: number): number {
   return Math.max(topK * 4, 40);
@@ -132,7 +143,7 @@ export function nearestSql(
   const floor = search.threshold !== undefined ? ` AND ${distance} < ${params.add(1 - search.threshold)}` : "";
   return `SELECT ${idColumn} AS id, ${distance} AS distance FROM ${table}
     WHERE ${where}${floor}
-    ORDER BY ${distance} LIMIT ${params.add(search.limit)}`;
+    ORDER BY ${distance} LIMIT ${rowCount(search.limit)}`;
 }
 
 /**
@@ -151,8 +162,8 @@ const TEXT_CANDIDATES = 1000;
  */
 function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">, text: string, depth: number): string {
   const { table, params } = spec;
-  const limit = params.add(depth);
-  const candidates = params.add(TEXT_CANDIDATES);
+  const limit = rowCount(depth);
+  const candidates = rowCount(TEXT_CANDIDATES);
   return `WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
       whole AS MATERIALIZED (${rankedMatchesSql(spec, "search_text @@ every_word", 1, limit, candidates)})
     SELECT id, text_score FROM whole
