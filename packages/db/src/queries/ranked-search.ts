@@ -84,10 +84,10 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
  * least that: the results are those of ranking every match, for a fraction of the work.
  */
 function hybridSql(
-  spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">,
+  spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">,
   arms: { nearest: string; text: string; depth: number; topK: string; fused: (arms: string) => string },
 ): string {
-  const { table, idColumn, where, params } = spec;
+  const { table, idColumn, where } = spec;
   const { nearest, text, depth, topK, fused } = arms;
   const limit = rowCount(depth);
   const candidates = rowCount(TEXT_CANDIDATES);
@@ -161,8 +161,8 @@ const TEXT_CANDIDATES = 1000;
  * rank). Each ranks at most TEXT_CANDIDATES rows, so the arm's cost is bounded however many rows
  * match. Yields (id, text_score).
  */
-function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">, text: string, depth: number): string {
-  const { table, params } = spec;
+function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">, text: string, depth: number): string {
+  const { table } = spec;
   const limit = rowCount(depth);
   const candidates = rowCount(TEXT_CANDIDATES);
   return `WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
