@@ -89,12 +89,9 @@ function hybridSql(
 ): string {
   const { table, idColumn, where } = spec;
   const { nearest, text, depth, topK, fused } = arms;
-  const limit = rowCount(depth);
-  const candidates = rowCount(TEXT_CANDIDATES);
   const partialOnlyBound = FUSION.text * FUSION.partialMatch;
-  return `WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
+  return `WITH ${wholeMatchesSql(spec, text, depth)},
       vector_arm AS MATERIALIZED (${nearest}),
-      whole AS MATERIALIZED (${rankedMatchesSql(spec, "search_text @@ every_word", 1, limit, candidates)}),
       near_text AS (SELECT ${idColumn} AS id,
           (ts_rank_cd(search_text, words, 32) * CASE WHEN search_text @@ every_word THEN 1 ELSE ${FUSION.partialMatch} END)::float8 AS text_score
         FROM ${table}, terms WHERE ${where} AND ${idColumn} IN (SELECT id FROM vector_arm) AND search_text @@ words),
@@ -108,8 +105,7 @@ function hybridSql(
       `search_text @@ words AND NOT search_text @@ every_word AND ${idColumn} NOT IN (SELECT id FROM close)
         AND (SELECT count(*) FROM close WHERE score >= ${partialOnlyBound}) < ${topK}`,
       FUSION.partialMatch,
-      limit,
-      candidates,
+      depth,
     )}) partial_only
     ORDER BY score DESC, id LIMIT ${topK}`;
 }
@@ -162,31 +158,31 @@ const TEXT_CANDIDATES = 1000;
  * match. Yields (id, text_score).
  */
 function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">, text: string, depth: number): string {
-  const { table } = spec;
-  const limit = rowCount(depth);
-  const candidates = rowCount(TEXT_CANDIDATES);
-  return `WITH terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(table, text)}),
-      whole AS MATERIALIZED (${rankedMatchesSql(spec, "search_text @@ every_word", 1, limit, candidates)})
+  const partial = `search_text @@ words AND NOT search_text @@ every_word AND (SELECT count(*) FROM whole) < ${rowCount(depth)}`;
+  return `WITH ${wholeMatchesSql(spec, text, depth)}
     SELECT id, text_score FROM whole
     UNION ALL
-    (${rankedMatchesSql(spec, `search_text @@ words AND NOT search_text @@ every_word AND (SELECT count(*) FROM whole) < ${limit}`, FUSION.partialMatch, limit, candidates)})`;
+    (${rankedMatchesSql(spec, partial, FUSION.partialMatch, depth)})`;
 }
 
 /**
- * The best `limit` of at most `candidates` rows passing `where` and `match` (a condition over
+ * The common expressions both text arms start with: `terms` (the query's distinctive words) and
+ * `whole` (the best `depth` rows holding every one of them, by their whole rank).
+ */
+function wholeMatchesSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">, text: string, depth: number): string {
+  return `terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(spec.table, text)}),
+      whole AS MATERIALIZED (${rankedMatchesSql(spec, "search_text @@ every_word", 1, depth)})`;
+}
+
+/**
+ * The best `depth` of at most TEXT_CANDIDATES rows passing `where` and `match` (a condition over
  * search_text and the `terms` of the statement), by ts_rank_cd times `weight`: (id, text_score).
  */
-function rankedMatchesSql(
-  spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">,
-  match: string,
-  weight: number,
-  limit: string,
-  candidates: string,
-): string {
+function rankedMatchesSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">, match: string, weight: number, depth: number): string {
   const { table, idColumn, where } = spec;
   return `SELECT id, (ts_rank_cd(search_text, words, 32) * ${weight})::float8 AS text_score
-      FROM (SELECT ${idColumn} AS id, search_text FROM ${table}, terms WHERE ${where} AND ${match} LIMIT ${candidates}) candidates, terms
-      ORDER BY text_score DESC, id LIMIT ${limit}`;
+      FROM (SELECT ${idColumn} AS id, search_text FROM ${table}, terms WHERE ${where} AND ${match} LIMIT ${rowCount(TEXT_CANDIDATES)}) candidates, terms
+      ORDER BY text_score DESC, id LIMIT ${rowCount(depth)}`;
 }
 
 /** A lexeme in more than this share of a table's rows says little about which row is meant. */
