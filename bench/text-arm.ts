@@ -10,7 +10,7 @@
  * and runs each query once after 10 warm-up queries. Progress goes to stderr, the report to stdout.
  */
 import { parseArgs } from "node:util";
-import { LOCAL_SCOPE, openDatabase, Params } from "@als/db";
+import { commonLexemes, LOCAL_SCOPE, openDatabase, Params } from "@als/db";
 import { rankedSearchSql } from "../packages/db/src/queries/ranked-search.ts";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
 import { hostFacts } from "./lib/machine.ts";
@@ -59,6 +59,7 @@ for (const mode of modes) {
         );
       }
       await db.exec("ANALYZE agent_playbooks");
+      const common = await commonLexemes(db, "agent_playbooks");
       progress(`${mode} ${size}: seeded`);
       const samples: number[] = [];
       let found = 0;
@@ -72,6 +73,7 @@ for (const mode of modes) {
           params,
           mode: "fts",
           text,
+          commonLexemes: common,
           similarityFloor: 0,
           topK: TOP_K,
         });

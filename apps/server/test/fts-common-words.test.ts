@@ -28,4 +28,19 @@ describe("the full-text arm and common words", () => {
   test("quotes and backslashes in the query are taken literally", async () => {
     expect(await fts("it's a refund\\ with 'quotes' & | ! (symbols)")).toEqual(["A refund is asked for"]);
   });
+
+  // Last: it makes "refund" common. The process keeps a table's common words for a minute.
+  test("new statistics change which words are common within a minute", async () => {
+    const refunds = Array.from({ length: 60 }, (_, i) => ({ user_id: "u", trigger: `Refund case ${i}`, content: `Refund issued for case ${i}` }));
+    await addUserPlaybooks(svc, refunds);
+    await svc.db.exec("ANALYZE user_playbooks");
+    // Still the words common before: "refund" is distinctive, "order" is left out.
+    expect((await fts("order refund")).length).toBe(61);
+    svc.clock.now += 61;
+    // Now both are common, so the query keeps both: the row holding both first, then rows holding
+    // either (all 101 match; top_k is 100).
+    const found = await fts("order refund");
+    expect(found[0]).toBe("A refund is asked for");
+    expect(found.length).toBe(100);
+  });
 });

@@ -94,6 +94,7 @@ test("a worker starting up re-embeds every stale profile and playbook once, and 
         queryVector: await embedder.embedQuery("insects honey"),
         embeddingModel: modelId,
         similarityFloor: embedder.defaultThreshold,
+        commonLexemes: [],
         topK: 3,
       },
     );

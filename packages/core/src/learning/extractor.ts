@@ -1,8 +1,10 @@
 import type { LlmUsage } from "@als/ai";
 import type { Extractor, InteractionRecord, RankedQuery, RequestRecord, Scope, Sql } from "@als/db";
+import type { Collection } from "@als/vector";
 import type { z } from "zod";
 import type { ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
+import { withCommonLexemes } from "../search/common-lexemes.ts";
 
 /** A learning the user already has, as extraction and deduplication see it. */
 export interface KnownLearning {
@@ -75,17 +77,21 @@ export interface ExtractorSpec<C, S extends z.ZodType = z.ZodType> {
   deleteGeneration(sql: Sql, scope: Scope, userId: string, generation: Generation): Promise<void>;
 }
 
-/** The hybrid search of `similar`: a candidate's text and vector against the user's learnings. */
-export function similarityQuery(deps: Pick<CoreDeps, "embedder">, search: { text: string; vector: number[]; topK: number }): RankedQuery {
+/** The hybrid search of `similar`: a candidate's text and vector against the user's learnings in `table`. */
+export function similarityQuery(
+  deps: Pick<CoreDeps, "db" | "embedder" | "now">,
+  table: Collection,
+  search: { text: string; vector: number[]; topK: number },
+): Promise<RankedQuery> {
   const { embedder } = deps;
-  return {
+  return withCommonLexemes(deps, table, {
     mode: "hybrid",
     queryVector: search.vector,
     queryText: search.text,
     embeddingModel: embedder.modelId,
     similarityFloor: embedder.defaultThreshold,
     topK: search.topK,
-  };
+  });
 }
 
 export interface WindowResult {

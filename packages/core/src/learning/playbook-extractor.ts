@@ -44,7 +44,7 @@ export const playbookExtractor: ExtractorSpec<PlaybookCandidate, typeof Playbook
       deps.db,
       scope,
       { userId: search.userId, statuses: [generation.status], agentVersion: generation.agentVersion },
-      similarityQuery(deps, search),
+      await similarityQuery(deps, "user_playbooks", search),
     );
     return found.map((p) => ({ id: String(p.user_playbook_id), text: embeddingTextOf(p), similarity: p.similarity }));
   },

@@ -38,7 +38,7 @@ export const profileExtractor: ExtractorSpec<ProfileCandidate, typeof ProfileExt
       deps.db,
       scope,
       { userId: search.userId, statuses: [generation.status], liveAt: deps.now() },
-      similarityQuery(deps, search),
+      await similarityQuery(deps, "profiles", search),
     );
     return found.map((p) => ({ id: p.profile_id, text: p.content, similarity: p.similarity }));
   },

@@ -27,7 +27,7 @@ async function rankOrList<R>(
   request: SearchOptions,
   timings: RequestTimings,
   stage: string,
-  rank: (search: PlaybookSearch) => Promise<R[]>,
+  rank: (search: Omit<PlaybookSearch, "commonLexemes">) => Promise<R[]>,
   newest: (limit: number) => Promise<R[]>,
 ): Promise<R[]> {
   const query = request.query?.trim() ?? "";

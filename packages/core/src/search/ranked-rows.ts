@@ -2,6 +2,7 @@ import { type Database, type RankedQuery, type RankedScores, rankedArmDepth, typ
 import type { Collection, VectorFilter, VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import { RequestTimings } from "../request-timings.ts";
+import { withCommonLexemes } from "./common-lexemes.ts";
 import { fuseByScore } from "./score-fusion.ts";
 
 /** One searchable table as ranked search sees it, with `F` its filters and `Id` its row ids. */
@@ -32,19 +33,25 @@ export interface RankedTable<R, F, Id extends string | number> {
  * its parts, `<collection>.vector`, `.text` and `.read`, so an operator sees which one is slow.
  */
 export async function rankedRows<R, F, Id extends string | number>(
-  deps: Pick<CoreDeps, "db" | "vectorIndex">,
+  deps: Pick<CoreDeps, "db" | "vectorIndex" | "now">,
   scope: Scope,
   table: RankedTable<R, F, Id>,
   filters: F,
-  query: RankedQuery,
+  planned: Omit<RankedQuery, "commonLexemes">,
   timings = new RequestTimings(),
 ): Promise<R[]> {
   const index = deps.vectorIndex;
-  const filter = index && query.mode !== "fts" && query.queryVector ? table.vectorFilter(scope, filters) : null;
+  const filter = index && planned.mode !== "fts" && planned.queryVector ? table.vectorFilter(scope, filters) : null;
   const stage = table.collection;
-  if (!index || !query.queryVector || filter === null) return timings.time(stage, () => table.searchInDatabase(deps.db, scope, filters, query), "sql");
-  const vector = query.queryVector;
-  return timings.time(stage, () => rankedThroughIndex(deps, scope, table, filters, { ...query, queryVector: vector }, index, filter, timings), "index");
+  const query = () => withCommonLexemes(deps, stage, planned);
+  if (!index || !planned.queryVector || filter === null)
+    return timings.time(stage, async () => table.searchInDatabase(deps.db, scope, filters, await query()), "sql");
+  const vector = planned.queryVector;
+  return timings.time(
+    stage,
+    async () => rankedThroughIndex(deps, scope, table, filters, { ...(await query()), queryVector: vector }, index, filter, timings),
+    "index",
+  );
 }
 
 /** rankedRows through the vector index: its vector arm, the text arm in PostgreSQL, fused here, rows read by id. */

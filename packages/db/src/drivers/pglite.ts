@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { PGlite, types } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { asStorageError, type Database, DEFAULT_STORAGE_TIMEOUTS, type Sql, type StorageTimeouts, StorageUnavailableError, storageTimeout } from "../driver.ts";
+import { preparedStatements } from "./pglite-prepared.ts";
 
 export interface PgliteOptions {
   /** Directory of the database files; omit for an in-memory database (tests). */
@@ -50,12 +51,24 @@ export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase
       throw asStorageError(error);
     }
   };
-  const asSql = (target: Pick<PGlite, "query" | "exec">, check: () => Promise<never> | undefined = () => undefined): Sql => ({
-    query: <T>(text: string, params?: readonly unknown[]) =>
-      check() ?? open(() => failing(async () => (await target.query<T>(text, params as unknown[])).rows)),
+  const prepared = preparedStatements(db);
+  // The locks PGlite's own query() takes: a statement outside a transaction waits for any
+  // transaction to end; inside one, it only waits for the statement before it.
+  const queryInTransaction = <T>(text: string, params?: readonly unknown[]) => db._runExclusiveQuery(() => prepared<T>(text, params));
+  const queryAlone = async <T>(text: string, params?: readonly unknown[]) => {
+    const rows = await db._runExclusiveTransaction(() => queryInTransaction<T>(text, params));
+    await db.syncToFs();
+    return rows;
+  };
+  const asSql = (
+    target: Pick<PGlite, "exec">,
+    query: <T>(text: string, params?: readonly unknown[]) => Promise<T[]>,
+    check: () => Promise<never> | undefined = () => undefined,
+  ): Sql => ({
+    query: <T>(text: string, params?: readonly unknown[]) => check() ?? open(() => failing(() => query<T>(text, params))),
     exec: (script) => check() ?? open(() => failing(async () => void (await target.exec(script)))),
   });
-  const session = asSql(db);
+  const session = asSql(db, queryAlone);
   return {
     kind: "pglite",
     query: (text, params) => bounded(session.query(text, params)),
@@ -71,7 +84,7 @@ export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase
             started = true;
             // The caller was told the engine did not come free in time: it must not see this run.
             if (abandoned) throw storageTimeout("the embedded database stayed busy", timeouts.acquireMs);
-            const result = await work(asSql(tx, check));
+            const result = await work(asSql(tx, queryInTransaction, check));
             // No COMMIT once aborted: throwing here makes PGlite roll back instead.
             signal?.throwIfAborted();
             return result;

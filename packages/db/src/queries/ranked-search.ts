@@ -1,3 +1,4 @@
+import type { Sql } from "../driver.ts";
 import { type Params, vectorLiteral } from "./params.ts";
 
 export type SearchMode = "vector" | "fts" | "hybrid";
@@ -35,6 +36,8 @@ export interface RankedSearchSpec {
   vector?: { values: readonly number[]; model: string };
   /** The query text (fts and hybrid modes). */
   text?: string;
+  /** The table's common lexemes (commonLexemes): the text arm leaves them out of the query. */
+  commonLexemes: readonly string[];
   /** The vector arm keeps rows whose cosine similarity is above this. */
   threshold?: number;
   /** The model's floor, from which fusion rescales similarities (FUSION). */
@@ -58,7 +61,7 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
           { vector: spec.vector.values, threshold: spec.threshold, limit: depth },
         )}) nearest`
       : undefined;
-  const text = spec.mode !== "vector" && spec.text ? params.add(spec.text) : undefined;
+  const text = spec.mode !== "vector" && spec.text ? { query: params.add(spec.text), common: params.add(spec.commonLexemes) } : undefined;
   if (nearest === undefined && text === undefined) throw new Error("rankedSearchSql needs a query vector or a query text for its mode");
   const floor = params.add(spec.similarityFloor);
   const relevance = `greatest(similarity - ${floor}::float8, 0) / nullif(1 - ${floor}::float8, 0)`;
@@ -85,7 +88,7 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
  */
 function hybridSql(
   spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">,
-  arms: { nearest: string; text: string; depth: number; topK: string; fused: (arms: string) => string },
+  arms: { nearest: string; text: QueryText; depth: number; topK: string; fused: (arms: string) => string },
 ): string {
   const { table, idColumn, where } = spec;
   const { nearest, text, depth, topK, fused } = arms;
@@ -157,7 +160,7 @@ const TEXT_CANDIDATES = 1000;
  * rank). Each ranks at most TEXT_CANDIDATES rows, so the arm's cost is bounded however many rows
  * match. Yields (id, text_score).
  */
-function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">, text: string, depth: number): string {
+function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">, text: QueryText, depth: number): string {
   const partial = `search_text @@ words AND NOT search_text @@ every_word AND (SELECT count(*) FROM whole) < ${rowCount(depth)}`;
   return `WITH ${wholeMatchesSql(spec, text, depth)}
     SELECT id, text_score FROM whole
@@ -169,8 +172,8 @@ function textArmSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">
  * The common expressions both text arms start with: `terms` (the query's distinctive words) and
  * `whole` (the best `depth` rows holding every one of them, by their whole rank).
  */
-function wholeMatchesSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">, text: string, depth: number): string {
-  return `terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(spec.table, text)}),
+function wholeMatchesSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">, text: QueryText, depth: number): string {
+  return `terms AS MATERIALIZED (SELECT words, every_word FROM ${distinctiveWords(text)}),
       whole AS MATERIALIZED (${rankedMatchesSql(spec, "search_text @@ every_word", 1, depth)})`;
 }
 
@@ -185,28 +188,45 @@ function rankedMatchesSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "w
       ORDER BY text_score DESC, id LIMIT ${rowCount(depth)}`;
 }
 
+/** The parameters of the query text and of the table's common lexemes (text[]). */
+interface QueryText {
+  query: string;
+  common: string;
+}
+
 /** A lexeme in more than this share of a table's rows says little about which row is meant. */
 const COMMON_LEXEME_SHARE = 0.05;
 
 /**
+ * The lexemes in more than COMMON_LEXEME_SHARE of `table`'s rows, by the planner's statistics of
+ * search_text (none until ANALYZE has gathered them). They change only when the statistics do, so
+ * callers keep them for a while (packages/core) rather than read pg_stats in every search.
+ */
+export async function commonLexemes(sql: Sql, table: string): Promise<string[]> {
+  const [row] = await sql.query<{ lexemes: string[] }>(
+    `SELECT coalesce(array_agg(s.lexeme ORDER BY s.lexeme), '{}') AS lexemes FROM pg_stats st
+      CROSS JOIN LATERAL unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS s(lexeme, share)
+      WHERE st.schemaname = current_schema() AND st.tablename = $1 AND st.attname = 'search_text'
+        AND s.lexeme IS NOT NULL AND s.share > $2`,
+    [table, COMMON_LEXEME_SHARE],
+  );
+  return row?.lexemes ?? [];
+}
+
+/**
  * The full-text queries of the text arm, as a FROM item with two columns: `words`, where any of the
  * query's stemmed words may match (OR; ts_rank_cd rewards rows that match more of them), and
- * `every_word`, where all must (AND). Words that many rows of the table contain (by
- * the planner's statistics of search_text, once ANALYZE has gathered them) are left out: matching
- * "order" in an order-support corpus would make the arm rank tens of thousands of rows, and tell
- * nothing apart. A query of only such words keeps them all.
+ * `every_word`, where all must (AND). The table's common lexemes are left out: matching "order" in
+ * an order-support corpus would make the arm rank tens of thousands of rows, and tell nothing
+ * apart. A query of only such words keeps them all.
  */
-function distinctiveWords(table: string, text: string): string {
-  const common = `(SELECT s.lexeme FROM pg_stats st
-      CROSS JOIN LATERAL unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS s(lexeme, share)
-      WHERE st.schemaname = current_schema() AND st.tablename = '${table}' AND st.attname = 'search_text'
-        AND s.lexeme IS NOT NULL AND s.share > ${COMMON_LEXEME_SHARE})`;
+function distinctiveWords(text: QueryText): string {
   // Each lexeme quoted for to_tsquery ('simple' keeps it as it is), backslashes and quotes escaped.
   const quoted = `'''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''''`;
   return `(SELECT to_tsquery('simple', coalesce(string_agg(quoted, ' | ') FILTER (WHERE NOT common), string_agg(quoted, ' | '))),
       to_tsquery('simple', coalesce(string_agg(quoted, ' & ') FILTER (WHERE NOT common), string_agg(quoted, ' & ')))
-    FROM (SELECT ${quoted} AS quoted, lexeme IN ${common} AS common
-          FROM unnest(tsvector_to_array(to_tsvector('english', ${text}))) AS lexeme) lexemes) AS distinctive(words, every_word)`;
+    FROM (SELECT ${quoted} AS quoted, lexeme = ANY(${text.common}::text[]) AS common
+          FROM unnest(tsvector_to_array(to_tsvector('english', ${text.query}))) AS lexeme) lexemes) AS distinctive(words, every_word)`;
 }
 
 /** A search as planned from a request (see planQuery in packages/core), and how many rows it wants. */
@@ -216,6 +236,8 @@ export interface RankedQuery {
   /** Rows embedded by another model are left to the text arm until they are re-embedded. */
   embeddingModel: string;
   queryText?: string;
+  /** The searched table's common lexemes (commonLexemes), left out of the text query. */
+  commonLexemes: readonly string[];
   threshold?: number;
   /** The embedding model's default floor (RankedSearchSpec.similarityFloor). */
   similarityFloor: number;
@@ -229,6 +251,7 @@ export function rankedQuerySql(target: Pick<RankedSearchSpec, "table" | "idColum
     mode: query.mode,
     ...(query.queryVector && { vector: { values: query.queryVector, model: query.embeddingModel } }),
     ...(query.queryText && { text: query.queryText }),
+    commonLexemes: query.commonLexemes,
     ...(query.threshold !== undefined ? { threshold: query.threshold } : {}),
     similarityFloor: query.similarityFloor,
     topK: query.topK,
