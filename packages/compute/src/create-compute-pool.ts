@@ -32,6 +32,40 @@ export interface ComputePool {
   close(): Promise<void>;
 }
 
+/** An embedding task waiting for a thread, with its caller's promise. */
+interface QueuedEmbedding {
+  input: EmbedTextsInput;
+  signal: AbortSignal | undefined;
+  resolve: (vectors: EmbedTextsOutput) => void;
+  reject: (reason: unknown) => void;
+  onAbort: () => void;
+}
+
+/**
+ * How many waiting one-text tasks run as one. The model costs less per text in a batch: a query
+ * alone takes about 5 ms here, in a batch of 4 to 16 about 3 ms each (e5-small-v2 int8, one
+ * thread), and when tasks wait the threads are busy, so the CPU saved serves the next ones.
+ */
+const COALESCED_TEXTS = 16;
+
+/**
+ * The next task to run, taken from the front of `queue`; when it is one text, with the other
+ * one-text tasks of the same model and token budget behind it (up to COALESCED_TEXTS texts), in
+ * queue order. Tasks of several texts (documents, already batched by length) run as they are.
+ */
+function takeCoalesced(queue: QueuedEmbedding[]): QueuedEmbedding[] {
+  const first = queue.shift();
+  if (!first) return [];
+  const batch = [first];
+  if (first.input.texts.length !== 1) return batch;
+  for (let i = 0; i < queue.length && batch.length < COALESCED_TEXTS; ) {
+    const { input } = queue[i]!;
+    if (input.texts.length === 1 && input.modelDir === first.input.modelDir && input.maxTokens === first.input.maxTokens) batch.push(...queue.splice(i, 1));
+    else i++;
+  }
+  return batch;
+}
+
 // Task files are plain .mjs so that worker threads load them under Node without a loader.
 const embedTextsFile = fileURLToPath(new URL("./tasks/embed-texts.mjs", import.meta.url));
 const scorePairsFile = fileURLToPath(new URL("./tasks/score-pairs.mjs", import.meta.url));
@@ -64,33 +98,49 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
   const running = new Set<Promise<unknown>>();
   let closing: Promise<void> | undefined;
   // Embedding tasks are handed to Piscina one per thread at most; the rest wait here, where a
-  // task whose caller gave up can be dropped before it costs any CPU.
+  // task whose caller gave up can be dropped before it costs any CPU, and where waiting one-text
+  // tasks (query embeddings) are run together.
   let embedding = 0;
-  const embedQueue: (() => void)[] = [];
-  const nextEmbedding = () => {
-    embedding--;
-    embedQueue.shift()?.();
+  const embedQueue: QueuedEmbedding[] = [];
+  const runEmbedding = (input: EmbedTextsInput): Promise<EmbedTextsOutput> => {
+    embedding++;
+    const task = pool.run(input) as Promise<EmbedTextsOutput>;
+    task.then(nextEmbedding, nextEmbedding);
+    return task;
   };
+  function nextEmbedding() {
+    embedding--;
+    const batch = takeCoalesced(embedQueue);
+    if (batch.length === 0) return;
+    for (const waiting of batch) waiting.signal?.removeEventListener("abort", waiting.onAbort);
+    const [first] = batch as [QueuedEmbedding, ...QueuedEmbedding[]];
+    runEmbedding({ ...first.input, texts: batch.flatMap((waiting) => waiting.input.texts) }).then(
+      (vectors) => {
+        if (batch.length === 1) return first.resolve(vectors);
+        const dimensions = vectors.length / batch.length;
+        batch.forEach((waiting, row) => waiting.resolve(vectors.slice(row * dimensions, (row + 1) * dimensions)));
+      },
+      (error) => {
+        for (const waiting of batch) waiting.reject(error);
+      },
+    );
+  }
   function embedInTurn(input: EmbedTextsInput, signal: AbortSignal | undefined): Promise<EmbedTextsOutput> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const start = () => {
-      embedding++;
-      const task = pool.run(input) as Promise<EmbedTextsOutput>;
-      task.then(nextEmbedding, nextEmbedding);
-      return task;
-    };
-    if (embedding < threads) return start();
+    if (embedding < threads) return runEmbedding(input);
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        embedQueue.splice(embedQueue.indexOf(turn), 1);
-        reject(signal?.reason);
+      const waiting: QueuedEmbedding = {
+        input,
+        signal,
+        resolve,
+        reject,
+        onAbort: () => {
+          embedQueue.splice(embedQueue.indexOf(waiting), 1);
+          reject(signal?.reason);
+        },
       };
-      const turn = () => {
-        signal?.removeEventListener("abort", onAbort);
-        start().then(resolve, reject);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      embedQueue.push(turn);
+      signal?.addEventListener("abort", waiting.onAbort, { once: true });
+      embedQueue.push(waiting);
     });
   }
 

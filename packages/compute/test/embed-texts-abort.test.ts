@@ -25,3 +25,24 @@ test("an embedding task whose signal is aborted while it waits for a thread is d
   expect((await pool.embedTexts(task("after"))).length).toBe(384);
   await expect(pool.embedTexts(task("too late"), { signal: giveUp.signal })).rejects.toThrow("deadline");
 });
+
+test("one-text tasks that wait for a thread run together, each caller getting its own text's vector", async () => {
+  const texts = ["refund a late order", "the user is vegan", "escalate a billing dispute", "book a window seat", "reset a password"];
+  const alone = await Promise.all(texts.map((text) => pool.embedTexts(task(text))));
+  const busy = pool.embedTexts({ modelDir, maxTokens: 128, texts: Array.from({ length: 32 }, (_, i) => `keeps the thread busy ${i}`) });
+  const giveUp = new AbortController();
+  const waiting = texts.map((text, i) => pool.embedTexts(task(text), i === 2 ? { signal: giveUp.signal } : {}));
+  giveUp.abort(new Error("deadline"));
+  await expect(waiting[2]!).rejects.toThrow("deadline");
+  await busy;
+  for (const [i, vector] of (await Promise.all(waiting.filter((_, i) => i !== 2))).entries()) {
+    const own = alone[i < 2 ? i : i + 1]!;
+    expect(vector.length).toBe(384);
+    // The same text alone and in a batch: nearly the same vector (the int8 model quantizes its
+    // activations per batch, so batch-mates move it slightly: cosine about 0.998).
+    const cosine = vector.reduce((sum, value, d) => sum + value * own[d]!, 0);
+    expect(cosine).toBeGreaterThan(0.99);
+    // And not another text's: these texts are far apart.
+    for (const [j, other] of alone.entries()) if (other !== own) expect(vector.reduce((sum, value, d) => sum + value * other[d]!, 0)).toBeLessThan(0.95);
+  }
+});
