@@ -118,7 +118,7 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
       (vectors) => {
         if (batch.length === 1) return first.resolve(vectors);
         const dimensions = vectors.length / batch.length;
-        batch.forEach((waiting, row) => waiting.resolve(vectors.slice(row * dimensions, (row + 1) * dimensions)));
+        for (const [row, waiting] of batch.entries()) waiting.resolve(vectors.slice(row * dimensions, (row + 1) * dimensions));
       },
       (error) => {
         for (const waiting of batch) waiting.reject(error);

@@ -43,6 +43,6 @@ test("one-text tasks that wait for a thread run together, each caller getting it
     const cosine = vector.reduce((sum, value, d) => sum + value * own[d]!, 0);
     expect(cosine).toBeGreaterThan(0.99);
     // And not another text's: these texts are far apart.
-    for (const [j, other] of alone.entries()) if (other !== own) expect(vector.reduce((sum, value, d) => sum + value * other[d]!, 0)).toBeLessThan(0.95);
+    for (const other of alone) if (other !== own) expect(vector.reduce((sum, value, d) => sum + value * other[d]!, 0)).toBeLessThan(0.95);
   }
 });
