@@ -42,6 +42,11 @@ describe("prepared statements of the embedded driver", () => {
     expect(row).toEqual({ n: 9_007_199_254_740_991, words: ["a", "b,c", 'd"e'], doc: { k: [1, 2] }, yes: true, nothing: null });
   });
 
+  test("a result of more rows than a call takes arguments comes back whole", async () => {
+    const [last] = (await db.query<{ n: number }>("SELECT n FROM generate_series(1, $1::int) AS n", [1_200_000])).slice(-1);
+    expect(last).toEqual({ n: 1_200_000 });
+  });
+
   test("a failed statement leaves the session usable, and is not kept", async () => {
     await expect(db.query("SELECT body FROM notes WHERE id = $1 AND nonsense", [1])).rejects.toThrow(/nonsense/);
     await expect(db.query("SELECT 1 / $1::int AS q", [0])).rejects.toThrow(/division by zero/);

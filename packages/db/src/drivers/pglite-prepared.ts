@@ -67,9 +67,10 @@ export function preparedStatements(db: PGlite) {
       const serialize = db.serializers[statement.paramTypes[index]!];
       return serialize ? serialize(param) : String(param);
     });
-    const results = await send(protocol.serialize.bind({ statement: statement.name, values }));
-    results.push(...(await send(protocol.serialize.execute({}))));
-    const stream = statement.rowDescription ? [statement.rowDescription, ...results] : results;
+    const bound = await send(protocol.serialize.bind({ statement: statement.name, values }));
+    const executed = await send(protocol.serialize.execute({}));
+    // An array literal, not push(...): a call's arguments are bounded, a result's rows are not.
+    const stream = [...(statement.rowDescription ? [statement.rowDescription] : []), ...bound, ...executed];
     return (parse.parseResults(stream, db.parsers)[0]?.rows ?? []) as T[];
   }
 
