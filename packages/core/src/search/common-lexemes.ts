@@ -21,8 +21,11 @@ const cached = new WeakMap<Database, Map<Collection, Entry>>();
 /** The common lexemes of `table` in the process's database, read at most once a KEEP_SECONDS. */
 export function commonLexemesOf(deps: Pick<CoreDeps, "db" | "now">, table: Collection): Promise<readonly string[]> {
   const processDb = processDatabaseOf(deps.db);
-  const tables = cached.get(processDb) ?? new Map<Collection, Entry>();
-  cached.set(processDb, tables);
+  let tables = cached.get(processDb);
+  if (!tables) {
+    tables = new Map<Collection, Entry>();
+    cached.set(processDb, tables);
+  }
   const now = deps.now();
   const known = tables.get(table);
   if (known && known.expiresAt > now) return known.lexemes;
