@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { prepareVectorIndex, Reconciler, rebuildVectorIndex, syncVectorIndexStep } from "@als/core";
+import { embedPendingInteractions, prepareVectorIndex, Reconciler, rebuildVectorIndex, syncVectorIndexStep } from "@als/core";
 import { LOCAL_SCOPE, vectorOutbox } from "@als/db";
 import { type Collection, PgVectorIndex } from "@als/vector";
 import { addAgentPlaybooks, addUserPlaybooks } from "../../../test/support/playbooks.ts";
@@ -57,6 +57,22 @@ describe("keeping a vector index in sync through the outbox", () => {
     expect(pushed.get("profiles", "pet")).toBeUndefined();
     expect(pushed.get("user_playbooks", chat!)).toBeUndefined();
     expect(pushed.get("agent_playbooks", agent!)).toEqual((await record("agent_playbooks", agent!))!);
+  });
+
+  test("a published interaction is noted once it has a vector, not when it is stored without one", async () => {
+    const published = await svc.call("POST", "/api/publish_interaction", {
+      user_id: "gus",
+      session_id: "gus-1",
+      interaction_data_list: [{ role: "User", content: "My parcel arrived damaged" }],
+    });
+    expect(published.status).toBe(200);
+    expect(await vectorOutbox.countPending(svc.db)).toBe(0);
+    expect(await embedPendingInteractions(svc.deps, LOCAL_SCOPE, "gus")).toBe(1);
+    expect(await vectorOutbox.countPending(svc.db)).toBe(1);
+    await sync();
+    const [row] = await svc.db.query<{ interaction_id: number }>("SELECT interaction_id FROM interactions WHERE user_id = 'gus'");
+    expect(pushed.get("interactions", row!.interaction_id)).toEqual((await record("interactions", row!.interaction_id))!);
+    expect(pushed.get("interactions", row!.interaction_id)!.vector).toHaveLength(384);
   });
 
   test("an entry changed again after it was read stays for the next drain", async () => {
