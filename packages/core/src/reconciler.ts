@@ -6,6 +6,7 @@ import {
   evaluationJobs,
   generationRuns,
   learning,
+  plannerStatistics,
   purgeOperations,
   type Scope,
   type SessionTimerTable,
@@ -38,10 +39,14 @@ const BUSY_RETRY_SECONDS = 5;
 /** How often sleeping users are checked against the clock. */
 const WAKE_CHECK_MS = 30_000;
 /**
- * How often the embedded database's planner statistics are refreshed: PGlite runs no autovacuum,
- * and the full-text arm tells common words from distinctive ones by those statistics.
+ * PGlite runs no autovacuum, so the embedded database's planner statistics are kept here: once a
+ * minute the tables that grew past their statistics are analyzed (as autovacuum would), and once an
+ * hour the searched tables are, since the full-text arm tells common words from distinctive ones by
+ * their statistics, which change without growth.
  */
-const ANALYZE_EVERY_MS = 60 * 60 * 1000;
+const STATISTICS_CHECK_MS = 60 * 1000;
+const ANALYZE_SEARCHED_EVERY_MS = 60 * 60 * 1000;
+const SEARCHED_TABLES = ["profiles", "user_playbooks", "agent_playbooks", "interactions"];
 
 type UserKey = string;
 const keyOf = (scope: Scope, userId: string): UserKey => JSON.stringify([scope.orgId, scope.projectId, userId]);
@@ -80,7 +85,8 @@ export class Reconciler {
   private readonly inLane = new Set<UserKey>();
   private readonly sleeping = new Map<UserKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
-  private analyzedAt = -Infinity;
+  private statisticsCheckedAt = -Infinity;
+  private searchedAnalyzedAt = -Infinity;
   /** Keeps the vector index (Qdrant) in step with the database, when one is configured. */
   private readonly vectorSync: VectorSyncLoop | undefined;
   private readonly documentExpansion: BackgroundLoop | undefined;
@@ -134,6 +140,17 @@ export class Reconciler {
     this.documentExpansion?.stop();
   }
 
+  /** The embedded database's autovacuum analyze, at most once a minute (see STATISTICS_CHECK_MS). */
+  private async refreshPlannerStatistics(): Promise<void> {
+    const now = performance.now();
+    if (now - this.statisticsCheckedAt < STATISTICS_CHECK_MS) return;
+    this.statisticsCheckedAt = now;
+    const grown = await plannerStatistics.tablesOutgrowingStatistics(this.deps.db);
+    const searchedDue = now - this.searchedAnalyzedAt >= ANALYZE_SEARCHED_EVERY_MS;
+    if (searchedDue) this.searchedAnalyzedAt = now;
+    await plannerStatistics.analyzeTables(this.deps.db, [...new Set([...grown, ...(searchedDue ? SEARCHED_TABLES : [])])]);
+  }
+
   private async run(): Promise<void> {
     try {
       if (!this.recovered) {
@@ -154,10 +171,7 @@ export class Reconciler {
         for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
         this.recovered = true;
       }
-      if (this.deps.db.kind === "pglite" && performance.now() - this.analyzedAt >= ANALYZE_EVERY_MS) {
-        await this.deps.db.exec("ANALYZE profiles, user_playbooks, agent_playbooks, interactions");
-        this.analyzedAt = performance.now();
-      }
+      if (this.deps.db.kind === "pglite") await this.refreshPlannerStatistics();
       const now = this.deps.now();
       for (const [key, until] of this.sleeping) {
         if (until <= now) {
