@@ -218,7 +218,11 @@ describe("provider failures", () => {
       override_learning_stall: true,
       interaction_data_list: [turn("ok")],
     });
-    expect(resumed.learning_status).toBe("done");
+    // On failure the request's learning status says why (this flaked twice in CI runs under load).
+    expect({ learning: resumed.learning_status, why: resumed.learning_status === "done" ? null : await statusOf(resumed.request_id) }).toEqual({
+      learning: "done",
+      why: null,
+    });
     expect((await svc.call("GET", "/stall_state")).body).toMatchObject({ stalled: false, reason: null });
     expect((await statusOf(stalled.request_id)).status).toBe("done");
     expect((await profilesOf("fay")).map((p: any) => p.content)).toEqual(["Is vegan"]);
@@ -228,7 +232,10 @@ describe("provider failures", () => {
     let failures = 1;
     override = () => (failures-- > 0 ? { status: 503, error: { type: "server_error", message: "overloaded" } } : undefined);
     const published = await publish({ user_id: "gus", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am in Lisbon this week")] });
-    expect(published.learning_status).toBe("done");
+    expect({ learning: published.learning_status, why: published.learning_status === "done" ? null : await statusOf(published.request_id) }).toEqual({
+      learning: "done",
+      why: null,
+    });
     expect((await profilesOf("gus")).map((p: any) => p.content)).toEqual(["Is in Lisbon this week"]);
   });
 });
