@@ -140,9 +140,18 @@ export function openPostgres(options: PostgresOptions): Database {
   /**
    * Runs one statement on `on` (the pool, or a transaction of `owner`). A pooled statement not sent
    * within acquireMs is cancelled before it reaches a connection, so it never runs; one sent and
-   * unanswered past its bound retires `owner`.
+   * unanswered past its bound retires `owner`. A statement of a transaction is registered in
+   * `unanswered` until it is answered, so the transaction can settle it when it ends first (see
+   * `transaction`).
    */
-  const run = <T>(on: postgres.Sql | postgres.TransactionSql, owner: Pool, text: string, params: readonly unknown[] | undefined, pooled: boolean) =>
+  const run = <T>(
+    on: postgres.Sql | postgres.TransactionSql,
+    owner: Pool,
+    text: string,
+    params: readonly unknown[] | undefined,
+    pooled: boolean,
+    unanswered?: Set<(error: unknown) => void>,
+  ) =>
     new Promise<T[]>((resolve, reject) => {
       // Named (prepared) statements, kept per connection: a statement run again skips the describe
       // round trip, and after five runs PostgreSQL may keep a generic plan and skip planning, which
@@ -163,6 +172,13 @@ export function openPostgres(options: PostgresOptions): Database {
         reject(storageTimeout("no answer from the database", answerMs));
         retire(owner);
       }, answerMs);
+      const abandon = (error: unknown) => {
+        end(false);
+        clearTimeout(answerTimer);
+        reject(error);
+      };
+      unanswered?.add(abandon);
+      query.finally(() => unanswered?.delete(abandon)).catch(() => {});
       query.then(
         (rows) => {
           end(true);
@@ -195,28 +211,40 @@ export function openPostgres(options: PostgresOptions): Database {
       });
       expired.catch(() => {});
       let commitTimer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
       const check = () => (signal?.aborted ? Promise.reject(signal.reason) : undefined);
+      // Statements sent together (pipelined) wait in postgres.js's queue for the transaction's
+      // connection while the first one is described; when that connection closes, postgres.js fails
+      // the transaction but never settles the ones still queued. Left alone, their answer timers
+      // would retire the healthy pool a few seconds later, so they fail with the transaction.
+      const unanswered = new Set<(error: unknown) => void>();
       const committed = owner.sql.begin(async (tx) => {
         started = true;
         owner.answered();
         // The caller was told no connection came in time: it must not see this run.
         if (abandoned) throw storageTimeout("no database connection", timeouts.acquireMs);
         const result = await work({
-          query: (text, params) => check() ?? run(tx, owner, text, params, false),
-          exec: async (script) => void (await (check() ?? run(tx, owner, script, undefined, false))),
+          query: (text, params) => check() ?? run(tx, owner, text, params, false, unanswered),
+          exec: async (script) => void (await (check() ?? run(tx, owner, script, undefined, false, unanswered))),
         } satisfies Sql);
         // No COMMIT once aborted: throwing here makes postgres.js roll back instead.
         signal?.throwIfAborted();
-        // postgres.js sends COMMIT itself, past our statement timers: bound its answer here.
-        commitTimer = setTimeout(() => {
-          expire(storageTimeout("no answer to COMMIT (it may have committed)", timeouts.statementMs + STATEMENT_GRACE_MS));
-          retire(owner);
-        }, timeouts.statementMs + STATEMENT_GRACE_MS);
+        // postgres.js sends COMMIT itself, past our statement timers: bound its answer here. A
+        // transaction that failed already (its connection closed under work that carried on) sends none.
+        if (!settled)
+          commitTimer = setTimeout(() => {
+            expire(storageTimeout("no answer to COMMIT (it may have committed)", timeouts.statementMs + STATEMENT_GRACE_MS));
+            retire(owner);
+          }, timeouts.statementMs + STATEMENT_GRACE_MS);
         return result;
       }) as Promise<Awaited<ReturnType<typeof work>>>;
       committed.then(
         () => end(true),
-        (error: unknown) => end(classifyStorageError(error) === undefined),
+        (error: unknown) => {
+          settled = true;
+          end(classifyStorageError(error) === undefined);
+          for (const abandon of unanswered) abandon(asStorageError(error));
+        },
       );
       const acquireTimer = setTimeout(() => {
         if (started) return;
