@@ -178,15 +178,16 @@ export function openPostgres(options: PostgresOptions): Database {
         reject(error);
       };
       unanswered?.add(abandon);
-      query.finally(() => unanswered?.delete(abandon)).catch(() => {});
       query.then(
         (rows) => {
+          unanswered?.delete(abandon);
           end(true);
           clearTimeout(acquireTimer);
           clearTimeout(answerTimer);
           resolve(rows as unknown as T[]);
         },
         (error: unknown) => {
+          unanswered?.delete(abandon);
           end(classifyStorageError(error) === undefined);
           clearTimeout(acquireTimer);
           clearTimeout(answerTimer);
