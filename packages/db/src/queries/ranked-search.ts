@@ -95,7 +95,7 @@ function hybridSql(
   spec: Pick<RankedSearchSpec, "table" | "idColumn" | "where">,
   arms: { nearest: string; text: QueryText; depth: number; topK: string; fused: (arms: string) => string },
 ): string {
-  const { table, idColumn, where } = spec;
+  const { idColumn } = spec;
   const { nearest, text, depth, topK, fused } = arms;
   const partialOnlyBound = FUSION.text * FUSION.partialMatch;
   return `WITH ${wholeMatchesSql(spec, text, depth)},
