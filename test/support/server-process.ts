@@ -3,8 +3,24 @@ import type { Subprocess } from "bun";
 const ROOT = new URL("../../", import.meta.url).pathname;
 const SERVER_MAIN = new URL("../../apps/server/src/main.ts", import.meta.url).pathname;
 
-/** A port for a server process of this test run. */
-export const randomPort = (): number => 20000 + Math.floor(Math.random() * 20000);
+/**
+ * A free port for a server process of this test run, kept across its restarts. It lies below
+ * Linux's ephemeral range (32768 and up), where the kernel picks the local ports of outgoing
+ * connections: a port drawn from that range was once taken by one of them while its server was down
+ * for a restart, and the server could not start again ("Is port 37530 in use?"). Each candidate is
+ * bound once to check that nothing holds it now.
+ */
+export function randomPort(): number {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    try {
+      Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
+      return port;
+    } catch {
+      // Taken: draw another.
+    }
+  }
+}
 
 /** The API server as its own process, configured by `env` only, so a test can kill it outright. */
 export function spawnServer(port: number, env: Record<string, string>): Subprocess {
