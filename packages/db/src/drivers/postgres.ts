@@ -212,7 +212,7 @@ export function openPostgres(options: PostgresOptions): Database {
       });
       expired.catch(() => {});
       let commitTimer: ReturnType<typeof setTimeout> | undefined;
-      let settled = false;
+      let failed = false;
       const check = () => (signal?.aborted ? Promise.reject(signal.reason) : undefined);
       // Statements sent together (pipelined) wait in postgres.js's queue for the transaction's
       // connection while the first one is described; when that connection closes, postgres.js fails
@@ -232,7 +232,7 @@ export function openPostgres(options: PostgresOptions): Database {
         signal?.throwIfAborted();
         // postgres.js sends COMMIT itself, past our statement timers: bound its answer here. A
         // transaction that failed already (its connection closed under work that carried on) sends none.
-        if (!settled)
+        if (!failed)
           commitTimer = setTimeout(() => {
             expire(storageTimeout("no answer to COMMIT (it may have committed)", timeouts.statementMs + STATEMENT_GRACE_MS));
             retire(owner);
@@ -242,7 +242,7 @@ export function openPostgres(options: PostgresOptions): Database {
       committed.then(
         () => end(true),
         (error: unknown) => {
-          settled = true;
+          failed = true;
           end(classifyStorageError(error) === undefined);
           for (const abandon of unanswered) abandon(asStorageError(error));
         },
