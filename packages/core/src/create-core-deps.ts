@@ -4,6 +4,7 @@ import { openDatabase } from "@als/db";
 import { QdrantVectorIndex } from "@als/vector";
 import { type CoreDeps, systemClock } from "./deps.ts";
 import type { Settings } from "./settings.ts";
+import { OutboxFollower } from "./vector-sync/outbox-follower.ts";
 import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
 
 /** What the dependency graph is built from. */
@@ -55,16 +56,20 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
       ...(settings.dataSources && { dataSources: settings.dataSources }),
       ...(settings.llm && { llm: createLlm(settings.llm) }),
     };
-    if (settings.vectorIndex) {
+    if (settings.vectorIndex?.kind === "qdrant") {
       const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
       await prepareVectorIndex({ db, vectorIndex });
       deps.vectorIndex = vectorIndex;
+    } else if (settings.vectorIndex?.kind === "in-process") {
+      const follower = await OutboxFollower.open(db, settings.vectorIndex.directory);
+      built.push(follower);
+      deps.vectorIndex = follower;
     }
     log.info("dependencies ready", {
       storage: db.kind,
       embeddingModel: embedder.modelId,
       llmProvider: settings.llm?.kind ?? "none",
-      vectorIndex: settings.vectorIndex ? "qdrant" : "pgvector",
+      vectorIndex: settings.vectorIndex?.kind ?? "pgvector",
     });
     return { deps, close };
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { LlmSettings } from "@als/ai";
 import type { RateClass } from "@als/contract";
 import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
+import type { QdrantSettings } from "@als/vector";
 import { z } from "zod";
 import {
   type DataSourceSettings,
@@ -95,6 +96,11 @@ const Environment = z.object({
   /** Set → the vector arm of ranked searches asks this Qdrant server, kept in sync from PostgreSQL; unset → pgvector. */
   QDRANT_URL: optionalText,
   QDRANT_API_KEY: optionalText,
+  /**
+   * Embedded mode without Qdrant: "in-process" keeps the vector arm of project-wide searches in a
+   * graph inside the process (saved under DATA_DIR/vector-index), "pgvector" leaves it to PGlite.
+   */
+  EMBEDDED_VECTOR_INDEX: z.enum(["in-process", "pgvector"]).default("in-process"),
   /** `local` (embedded default): a request without a credential is the local organisation; `required` (hosted): 401 without one. */
   AUTH_MODE: z.enum(["local", "required"]).default("local"),
   /** Per-credential rate limits, `<per second>/<burst>`, by route class; unset: DEFAULT_RATE_LIMITS of @als/identity. */
@@ -160,6 +166,9 @@ export const EMBEDDING_DIMENSIONS = 384;
 
 export type Settings = ReturnType<typeof loadSettings>;
 
+/** A Qdrant server, or the embedded mode's in-process graph saved under `directory`; absent: pgvector. */
+export type VectorIndexSettings = ({ kind: "qdrant" } & QdrantSettings) | { kind: "in-process"; directory: string };
+
 /**
  * Parses the process environment once, at start-up; nothing else reads process.env.
  * Throws a message naming each bad variable.
@@ -193,7 +202,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
         : ({ kind: "local", modelDir: e.EMBEDDING_MODEL_DIR, ...(e.EMBEDDING_POOL_SIZE && { poolSize: e.EMBEDDING_POOL_SIZE }) } as const),
     rerank: { modelDir: e.RERANK_MODEL_DIR },
     temporal: e.TEMPORAL_ADDRESS ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE } : undefined,
-    vectorIndex: e.QDRANT_URL ? { url: e.QDRANT_URL, ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }) } : undefined,
+    vectorIndex: vectorIndexSettings(e),
     logLevel: e.LOG_LEVEL,
     backstopMs: e.SERVICE_BACKSTOP_TIMEOUT_MS,
     maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
@@ -221,6 +230,12 @@ export function loadSettings(env: Record<string, string | undefined>) {
       ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),
     } satisfies SearchSettings,
   };
+}
+
+function vectorIndexSettings(e: z.infer<typeof Environment>): VectorIndexSettings | undefined {
+  if (e.QDRANT_URL) return { kind: "qdrant", url: e.QDRANT_URL, ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }) };
+  if (e.DATABASE_URL || e.EMBEDDED_VECTOR_INDEX === "pgvector") return undefined;
+  return { kind: "in-process", directory: `${e.DATA_DIR}/vector-index` };
 }
 
 function storageTimeouts(e: z.infer<typeof Environment>): StorageTimeouts {

@@ -60,6 +60,11 @@ export interface VectorIndex {
   /** Writes the points, replacing any of the same scope and id. */
   upsert(collection: Collection, points: VectorPoint[]): Promise<void>;
   delete(collection: Collection, refs: PointRef[]): Promise<void>;
+  /**
+   * False: this search is better left to PostgreSQL, which holds every vector too (a collection the
+   * index does not hold, or a filter that passes few points). Absent: it serves every search.
+   */
+  serves?(collection: Collection, filter: VectorFilter): boolean;
   /** The nearest points passing the filter, nearest first. */
   search(collection: Collection, query: VectorQuery): Promise<VectorHit[]>;
 }

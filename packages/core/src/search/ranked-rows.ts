@@ -41,7 +41,8 @@ export async function rankedRows<R, F, Id extends string | number>(
   timings = new RequestTimings(),
 ): Promise<R[]> {
   const index = deps.vectorIndex;
-  const filter = index && planned.mode !== "fts" && planned.queryVector ? table.vectorFilter(scope, filters) : null;
+  const wanted = index && planned.mode !== "fts" && planned.queryVector ? table.vectorFilter(scope, filters) : null;
+  const filter = wanted && index?.serves?.(table.collection, wanted) !== false ? wanted : null;
   const stage = table.collection;
   const query = () => withCommonLexemes(deps, stage, planned);
   if (!index || !planned.queryVector || filter === null)

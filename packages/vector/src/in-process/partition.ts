@@ -1,0 +1,153 @@
+import { Index, MetricKind, ScalarKind } from "usearch";
+import type { PayloadValue, VectorHit } from "../vector-index.ts";
+
+/** The database column is vector(384). */
+export const DIMENSIONS = 384;
+
+/** Below this many points a search compares every one (well under a millisecond) instead of walking the graph. */
+const EXACT_BELOW = 1024;
+
+/**
+ * The graph's shape: 16 neighbours a node and 128 candidates while adding keep a build of 100k
+ * vectors near 20 s on two threads; 200 candidates while searching (hnsw.ef_search of pgvector) is
+ * what project-wide recall@10 ≥ 0.98 needs with e5's query vectors (bench/unified-search.ts).
+ */
+const GRAPH = { connectivity: 16, expansion_add: 128, expansion_search: 200 } as const;
+
+export interface StoredPoint {
+  id: string;
+  payload: Record<string, PayloadValue>;
+  /** Unit length, so a dot product is the cosine similarity. */
+  unit: Float32Array;
+}
+
+/** What a partition's snapshot file holds besides its graph and vectors: the key of every point and what it stands for. */
+export interface PartitionPoints {
+  nextKey: number;
+  points: [key: number, id: string, payload: Record<string, PayloadValue>][];
+}
+
+/**
+ * The points of one collection in one project: a usearch HNSW graph (cosine, half-precision, which
+ * builds and walks faster than single precision at the same recall) whose keys stand for the rows'
+ * ids, payloads and full-precision vectors, kept here. The graph finds candidates; their similarity
+ * is computed from the kept vectors, and a filter the graph cannot satisfy is answered by comparing
+ * every point. A replaced point gets a new key, so the graph never holds two vectors under one key.
+ */
+export class Partition {
+  private readonly graph = new Index({ dimensions: DIMENSIONS, metric: MetricKind.Cos, quantization: ScalarKind.F16, multi: false, ...GRAPH });
+  private readonly keyOfId = new Map<string, number>();
+  private readonly pointOfKey = new Map<number, StoredPoint>();
+  private nextKey = 0;
+  /** Changed since it was last saved. */
+  dirty = false;
+
+  get size(): number {
+    return this.pointOfKey.size;
+  }
+
+  upsert(points: { id: string; vector: readonly number[]; payload: Record<string, PayloadValue> }[]): void {
+    if (points.length === 0) return;
+    this.delete(points.map((point) => point.id));
+    const keys = new BigUint64Array(points.length);
+    const vectors = new Float32Array(points.length * DIMENSIONS);
+    for (const [i, point] of points.entries()) {
+      const key = this.nextKey++;
+      keys[i] = BigInt(key);
+      vectors.set(point.vector, i * DIMENSIONS);
+      this.keyOfId.set(point.id, key);
+      this.pointOfKey.set(key, { id: point.id, payload: point.payload, unit: unitOf(point.vector) });
+    }
+    // 0: as many threads as the machine has; a large batch (a rebuild) is what they speed up.
+    this.graph.add(keys, vectors, 0);
+    this.dirty = true;
+  }
+
+  delete(ids: string[]): void {
+    for (const id of ids) {
+      const key = this.keyOfId.get(id);
+      if (key === undefined) continue;
+      this.graph.remove(BigInt(key));
+      this.keyOfId.delete(id);
+      this.pointOfKey.delete(key);
+      this.dirty = true;
+    }
+  }
+
+  /**
+   * The nearest points whose payload `passes`, nearest first, above `threshold`. The graph knows no
+   * payloads, so it is asked for more neighbours (four times as many each round) until `topK` pass
+   * or the similarity falls to the threshold; when it has no more to give (a filter that passes few
+   * points, or points its walk cannot reach), every point is compared: a filter costs time, never
+   * results.
+   */
+  search(vector: readonly number[], topK: number, threshold: number | undefined, passes: (payload: StoredPoint["payload"]) => boolean): VectorHit[] {
+    const query = unitOf(vector);
+    if (this.size < EXACT_BELOW) return this.compareEvery(query, topK, threshold, passes);
+    for (let k = Math.max(4 * topK, 64); k < this.size; k *= 4) {
+      const found = this.graph.search(query, k, 1);
+      const hits: VectorHit[] = [];
+      for (const key of found.keys) {
+        const point = this.pointOfKey.get(Number(key));
+        if (point === undefined || !passes(point.payload)) continue;
+        hits.push({ id: point.id, similarity: dot(query, point.unit) });
+      }
+      hits.sort((a, b) => b.similarity - a.similarity);
+      const kept = threshold === undefined ? hits : hits.filter((hit) => hit.similarity > threshold);
+      // Every hit beyond the last neighbour returned is further than it: enough, or past the threshold.
+      const farthest = found.distances.length > 0 ? 1 - found.distances[found.distances.length - 1]! : -1;
+      if (kept.length >= topK || (threshold !== undefined && farthest <= threshold)) return kept.slice(0, topK);
+      if (found.keys.length < k) break;
+    }
+    return this.compareEvery(query, topK, threshold, passes);
+  }
+
+  private compareEvery(query: Float32Array, topK: number, threshold: number | undefined, passes: (payload: StoredPoint["payload"]) => boolean): VectorHit[] {
+    const hits: VectorHit[] = [];
+    for (const point of this.pointOfKey.values()) {
+      if (!passes(point.payload)) continue;
+      const similarity = dot(query, point.unit);
+      if (threshold === undefined || similarity > threshold) hits.push({ id: point.id, similarity });
+    }
+    return hits.sort((a, b) => b.similarity - a.similarity).slice(0, topK);
+  }
+
+  /** Writes the graph to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
+  save(graphPath: string): { points: PartitionPoints; vectors: Float32Array } {
+    this.graph.save(graphPath);
+    this.dirty = false;
+    const vectors = new Float32Array(this.size * DIMENSIONS);
+    const points: PartitionPoints["points"] = [];
+    for (const [key, point] of this.pointOfKey) {
+      vectors.set(point.unit, points.length * DIMENSIONS);
+      points.push([key, point.id, point.payload]);
+    }
+    return { points: { nextKey: this.nextKey, points }, vectors };
+  }
+
+  static load(graphPath: string, saved: PartitionPoints, vectors: Float32Array): Partition {
+    const partition = new Partition();
+    partition.graph.load(graphPath);
+    partition.nextKey = saved.nextKey;
+    if (vectors.length !== saved.points.length * DIMENSIONS) throw new Error(`${graphPath}: ${saved.points.length} points, ${vectors.length} vector values`);
+    for (const [n, [key, id, payload]] of saved.points.entries()) {
+      partition.keyOfId.set(id, key);
+      partition.pointOfKey.set(key, { id, payload, unit: vectors.subarray(n * DIMENSIONS, (n + 1) * DIMENSIONS) });
+    }
+    if (partition.graph.size() !== partition.size) throw new Error(`graph ${graphPath} holds ${partition.graph.size()} points, its list ${partition.size}`);
+    return partition;
+  }
+}
+
+function unitOf(vector: ArrayLike<number>): Float32Array {
+  const unit = Float32Array.from(vector);
+  const norm = Math.sqrt(dot(unit, unit));
+  if (norm > 0) for (let i = 0; i < unit.length; i++) unit[i]! /= norm;
+  return unit;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
