@@ -69,6 +69,7 @@ for (const mode of modes) {
         const sql = rankedSearchSql({
           table: "agent_playbooks",
           idColumn: "agent_playbook_id",
+          idType: "int8",
           where,
           params,
           mode: "fts",

@@ -19,7 +19,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { SearchAgentPlaybooksRequest, SearchProfilesRequest, SearchUserPlaybooksRequest } from "@als/contract";
-import { type CoreDeps, searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock } from "@als/core";
+import { type CoreDeps, OutboxFollower, searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock } from "@als/core";
 import { type Database, LOCAL_SCOPE, type Sql } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
@@ -58,6 +58,8 @@ function options() {
       "per-user": { type: "string", default: "100" },
       pool: { type: "string", default: "10" },
       "postgres-url": { type: "string" },
+      /** Embedded mode's vector arm: the in-process index the service keeps by default, or PGlite's pgvector. */
+      "embedded-vector-index": { type: "string", default: "in-process" },
       reseed: { type: "boolean", default: false },
       "seed-only": { type: "boolean", default: false },
     },
@@ -77,9 +79,15 @@ function options() {
     perUser: integerOption("per-user", values["per-user"], 1),
     pool: integerOption("pool", values.pool, 1),
     postgresUrl: values["postgres-url"] ?? (modes.includes("full") ? postgresServerUrl(ROOT) : "postgres://unused"),
+    embeddedVectorIndex: embeddedVectorIndexOption(values["embedded-vector-index"]),
     reseed: values.reseed,
     seedOnly: values["seed-only"],
   };
+}
+
+function embeddedVectorIndexOption(value: string): "in-process" | "pgvector" {
+  if (value === "in-process" || value === "pgvector") return value;
+  throw new Error(`--embedded-vector-index: "in-process" or "pgvector", not "${value}"`);
 }
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -183,6 +191,14 @@ async function main() {
       }
       if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
       const deps: CoreDeps = { db: dataset.db, embedder, now: systemClock };
+      if (mode === "embedded" && opts.embeddedVectorIndex === "in-process") {
+        // As the embedded service keeps it: beside its data directory, rebuilt from the record the first time.
+        const t = performance.now();
+        const follower = await OutboxFollower.open(dataset.db, `${dataset.location}.vector-index`);
+        await follower.drain();
+        deps.vectorIndex = follower;
+        progress(`${mode} ${sizeLabel(size)}: in-process vector index ready in ${seconds(performance.now() - t)}`);
+      }
       const app = buildApp({ deps, log: createLogger("error"), mode, serverTiming: true });
       app.listen({ hostname: "127.0.0.1", port: 0 });
       const url = `http://127.0.0.1:${app.server!.port}/api/search`;
@@ -331,7 +347,9 @@ function inTransaction<T>(deps: CoreDeps, settings: readonly string[], work: (de
   return deps.db.transaction(async (tx: Sql) => {
     for (const setting of settings) await tx.query(`SET LOCAL ${setting}`);
     const db: Database = { kind: deps.db.kind, query: tx.query, exec: tx.exec, transaction: (inner) => inner(tx), close: async () => {} };
-    return work({ ...deps, db });
+    // The settings are the database's: a search answered by a vector index beside it would ignore them.
+    const { vectorIndex: _beside, ...inDatabase } = deps;
+    return work({ ...inDatabase, db });
   });
 }
 
@@ -375,8 +393,8 @@ async function measureRecall(deps: CoreDeps, users: string[], queries: string[],
     const sum = sums.get(target)!;
     const first = picks[0];
     const scans = async (settings: string[], name: string) => {
-      // --recall-queries 0: no query to explain.
-      if (!first) return "–";
+      // --recall-queries 0: no query to explain; with a vector index beside the database, no one statement to explain.
+      if (!first || deps.vectorIndex) return "–";
       const captured = await captureRankedQuery(deps, (recording) => vectorArm(recording, target, first.query, first.user));
       const summary = await explainSearch(deps.db, captured, "relaxed_order", settings);
       writePlan(`${CACHE_DIR}/explain`, `unified-${label}-${target.replace(/[^a-z]+/g, "-").replace(/-$/, "")}-${name}`, captured, summary);

@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-const AGENT_PLAYBOOKS = { table: "agent_playbooks", idColumn: "agent_playbook_id" };
+const AGENT_PLAYBOOKS = { table: "agent_playbooks", idColumn: "agent_playbook_id", idType: "int8" } as const;
 
 async function textSearch(text: string, topK: number) {
   const params = new Params();

@@ -44,10 +44,9 @@ function playbookConditions(filters: PlaybookFilters): Condition[] {
   ];
 }
 
-export const profileTable: RankedTable<ProfileRecord, ProfileFilters, string> = {
+export const profileTable: RankedTable<ProfileRecord, ProfileFilters> = {
   collection: "profiles",
   searchInDatabase: profiles.searchProfiles,
-  readByIds: (db, scope, filters, ids) => profiles.listProfiles(db, scope, { ...filters, profileIds: ids }, ids.length),
   vectorFilter(scope: Scope, filters: ProfileFilters): VectorFilter {
     const { userId, statuses, source, timeToLive, customFeature, extractorName, generatedFromRequestId, tags, dateField, start, end, liveAt, ...others } =
       filters;
@@ -68,26 +67,20 @@ export const profileTable: RankedTable<ProfileRecord, ProfileFilters, string> = 
       ],
     };
   },
-  idOf: (profile) => profile.profile_id,
-  idOfPoint: (id) => id,
 };
 
-export const userPlaybookTable: RankedTable<UserPlaybookRecord, UserPlaybookFilters, number> = {
+export const userPlaybookTable: RankedTable<UserPlaybookRecord, UserPlaybookFilters> = {
   collection: "user_playbooks",
   searchInDatabase: userPlaybooks.searchUserPlaybooks,
-  readByIds: (db, scope, filters, ids) => userPlaybooks.listUserPlaybooks(db, scope, { ...filters, userPlaybookIds: ids }, ids.length),
   vectorFilter(scope, filters) {
     const { userId, requestId, source, ...shared } = filters;
     return { scope, must: [...playbookConditions(shared), ...equal("user_id", userId), ...equal("request_id", requestId), ...equal("source", source)] };
   },
-  idOf: (playbook) => playbook.user_playbook_id,
-  idOfPoint: Number,
 };
 
-export const agentPlaybookTable: RankedTable<AgentPlaybookRecord, AgentPlaybookFilters, number> = {
+export const agentPlaybookTable: RankedTable<AgentPlaybookRecord, AgentPlaybookFilters> = {
   collection: "agent_playbooks",
   searchInDatabase: agentPlaybooks.searchAgentPlaybooks,
-  readByIds: (db, scope, filters, ids) => agentPlaybooks.listAgentPlaybooks(db, scope, { ...filters, agentPlaybookIds: ids }, ids.length),
   vectorFilter(scope, filters) {
     const { playbookStatuses, sourceOfLinkedUserPlaybook, ...shared } = filters;
     return {
@@ -99,14 +92,11 @@ export const agentPlaybookTable: RankedTable<AgentPlaybookRecord, AgentPlaybookF
       ],
     };
   },
-  idOf: (playbook) => playbook.agent_playbook_id,
-  idOfPoint: Number,
 };
 
-export const interactionTable: RankedTable<InteractionRecord, InteractionFilters, number> = {
+export const interactionTable: RankedTable<InteractionRecord, InteractionFilters> = {
   collection: "interactions",
   searchInDatabase: interactions.searchInteractions,
-  readByIds: (db, scope, filters, ids) => interactions.listInteractions(db, scope, { ...filters, interactionIds: ids }, ids.length),
   vectorFilter(scope, filters) {
     const { userId, requestIds, fromSeq, sessionId, createdFrom, createdTo, source, ...others } = filters;
     refuseOthers(others);
@@ -121,6 +111,4 @@ export const interactionTable: RankedTable<InteractionRecord, InteractionFilters
       ],
     };
   },
-  idOf: (interaction) => interaction.interaction_id,
-  idOfPoint: Number,
 };

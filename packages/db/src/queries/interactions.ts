@@ -116,7 +116,6 @@ export interface InteractionFilters {
   sessionId?: string;
   /** Only the user's interactions at or after this stream position. */
   fromSeq?: number;
-  interactionIds?: number[];
   /** Inclusive bounds of created_at. */
   createdFrom?: number;
   createdTo?: number;
@@ -130,7 +129,6 @@ function filterSql(scope: Scope, filters: InteractionFilters, params: Params): s
   if (filters.requestIds) where.push(`request_id = ANY(${params.add(filters.requestIds)}::text[])`);
   if (filters.sessionId !== undefined) where.push(`session_id = ${params.add(filters.sessionId)}`);
   if (filters.fromSeq !== undefined) where.push(`seq >= ${params.add(filters.fromSeq)}`);
-  if (filters.interactionIds) where.push(`interaction_id = ANY(${params.add(filters.interactionIds)}::int8[])`);
   if (filters.createdFrom !== undefined) where.push(`created_at >= ${params.add(filters.createdFrom)}`);
   if (filters.createdTo !== undefined) where.push(`created_at <= ${params.add(filters.createdTo)}`);
   if (filters.source) {
@@ -187,7 +185,10 @@ export async function searchInteractions(
   search: RankedQuery,
 ): Promise<(InteractionRecord & RankedScores)[]> {
   const params = new Params();
-  const ranked = rankedQuerySql({ table: "interactions", idColumn: "interaction_id", where: filterSql(scope, filters, params), params }, search);
+  const ranked = rankedQuerySql(
+    { table: "interactions", idColumn: "interaction_id", idType: "int8", where: filterSql(scope, filters, params), params },
+    search,
+  );
   return sql.query<InteractionRecord & RankedScores>(
     `SELECT ${COLUMNS}, ranked.score, ranked.similarity, ranked.text_score
      FROM (${ranked}) ranked JOIN interactions ON interactions.interaction_id = ranked.id

@@ -94,7 +94,7 @@ export function playbookQueries<R, F>(table: PlaybookTable<F>) {
    */
   function search(sql: Sql, scope: Scope, filters: F, query: PlaybookSearch): Promise<(R & RankedScores)[]> {
     const params = new Params();
-    const ranked = rankedQuerySql({ table: name, idColumn, where: table.filterSql(scope, filters, params), params }, query);
+    const ranked = rankedQuerySql({ table: name, idColumn, idType: "int8", where: table.filterSql(scope, filters, params), params }, query);
     // `ranked` adds only id and the RankedScores, so the row's columns need no qualifying.
     const id = `${name}.${idColumn}`;
     return sql.query(

@@ -133,7 +133,7 @@ export type ScoredProfile = ProfileRecord & RankedScores;
 export async function searchProfiles(sql: Sql, scope: Scope, filters: ProfileFilters, search: ProfileSearch): Promise<ScoredProfile[]> {
   const params = new Params();
   const where = filterSql(scope, filters, params);
-  const ranked = rankedQuerySql({ table: "profiles", idColumn: "profile_id", where, params }, search);
+  const ranked = rankedQuerySql({ table: "profiles", idColumn: "profile_id", idType: "text", where, params }, search);
   return sql.query<ScoredProfile>(
     `SELECT ${COLUMNS.replace(/(\w+)/g, "p.$1")}, ranked.score, ranked.similarity, ranked.text_score
      FROM (${ranked}) ranked JOIN profiles p ON p.profile_id = ranked.id

@@ -28,6 +28,8 @@ export interface RankedScores {
 export interface RankedSearchSpec {
   table: string;
   idColumn: string;
+  /** The id column's type, for ids bound as text (`nearestFound`). */
+  idType: "text" | "int8";
   /** SQL condition over the table's columns (filters, scope); its values are already in `params`. */
   where: string;
   params: Params;
@@ -43,6 +45,18 @@ export interface RankedSearchSpec {
   /** The model's floor, from which fusion rescales similarities (FUSION). */
   similarityFloor: number;
   topK: number;
+  /** The vector arm as a vector index beside the database found it (see NearestFound): no HNSW walk here. */
+  nearestFound?: NearestFound;
+}
+
+/**
+ * The nearest rows by a vector index outside the statement (the in-process graph, Qdrant), best
+ * first, with their cosine similarities. The statement reads them again under its filters, so a
+ * row deleted or changed since the index last saw it is never served.
+ */
+export interface NearestFound {
+  ids: string[];
+  similarities: number[];
 }
 
 /**
@@ -57,12 +71,16 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
   // Hybrid search scores the vector arm's rows by their text too: they carry their tsvector out.
   const carried = spec.mode === "hybrid" ? ", search_text" : "";
   const nearest =
-    spec.mode !== "fts" && spec.vector
-      ? `SELECT id, 1 - distance AS similarity${carried} FROM (${nearestSql(
-          { table, idColumn, where: `${where} AND embedding_model = ${params.add(spec.vector.model)}`, params },
-          { vector: spec.vector.values, threshold: spec.threshold, limit: depth, columns: carried },
-        )}) nearest`
-      : undefined;
+    spec.mode === "fts"
+      ? undefined
+      : spec.nearestFound
+        ? foundRowsSql(spec, spec.nearestFound, carried)
+        : spec.vector
+          ? `SELECT id, 1 - distance AS similarity${carried} FROM (${nearestSql(
+              { table, idColumn, where: `${where} AND embedding_model = ${params.add(spec.vector.model)}`, params },
+              { vector: spec.vector.values, threshold: spec.threshold, limit: depth, columns: carried },
+            )}) nearest`
+          : undefined;
   const text = spec.mode !== "vector" && spec.text ? { query: params.add(spec.text), common: params.add(spec.commonLexemes) } : undefined;
   if (nearest === undefined && text === undefined) throw new Error("rankedSearchSql needs a query vector or a query text for its mode");
   const floor = params.add(spec.similarityFloor);
@@ -116,6 +134,15 @@ function hybridSql(
       depth,
     )}) partial_only
     ORDER BY score DESC, id LIMIT ${topK}`;
+}
+
+/** The vector arm of rows a vector index found: (id, similarity, then `columns`), those still passing the filters. */
+function foundRowsSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "idType" | "where" | "params">, found: NearestFound, columns: string): string {
+  const { table, idColumn, idType, where, params } = spec;
+  return `SELECT ${idColumn} AS id, found.found_similarity AS similarity${columns}
+    FROM unnest(${params.add(found.ids)}::text[], ${params.add(found.similarities)}::float8[]) AS found(found_id, found_similarity)
+    JOIN ${table} ON ${idColumn} = found.found_id::${idType}
+    WHERE ${where}`;
 }
 
 /**
@@ -248,10 +275,11 @@ export interface RankedQuery {
   /** The embedding model's default floor (RankedSearchSpec.similarityFloor). */
   similarityFloor: number;
   topK: number;
+  nearestFound?: NearestFound;
 }
 
 /** rankedSearchSql over one table's rows passing `where`, for a planned query. */
-export function rankedQuerySql(target: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">, query: RankedQuery): string {
+export function rankedQuerySql(target: Pick<RankedSearchSpec, "table" | "idColumn" | "idType" | "where" | "params">, query: RankedQuery): string {
   return rankedSearchSql({
     ...target,
     mode: query.mode,
@@ -261,5 +289,6 @@ export function rankedQuerySql(target: Pick<RankedSearchSpec, "table" | "idColum
     ...(query.threshold !== undefined ? { threshold: query.threshold } : {}),
     similarityFloor: query.similarityFloor,
     topK: query.topK,
+    ...(query.nearestFound && { nearestFound: query.nearestFound }),
   });
 }
