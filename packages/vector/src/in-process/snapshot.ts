@@ -5,7 +5,7 @@ import type { Collection } from "../collections.ts";
 import { Partition, type PartitionPoints } from "./partition.ts";
 
 /** Bumped when the files change shape: an older snapshot is then rebuilt from the record, not misread. */
-const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_VERSION = 2;
 const CURRENT = "CURRENT";
 
 export interface PartitionRef {
