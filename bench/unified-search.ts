@@ -19,7 +19,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { SearchAgentPlaybooksRequest, SearchProfilesRequest, SearchUserPlaybooksRequest } from "@als/contract";
-import { type CoreDeps, OutboxFollower, searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock } from "@als/core";
+import { ChangeLogFollower, type CoreDeps, OutboxFollower, searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock } from "@als/core";
 import { type Database, LOCAL_SCOPE, type Sql } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
@@ -58,8 +58,8 @@ function options() {
       "per-user": { type: "string", default: "100" },
       pool: { type: "string", default: "10" },
       "postgres-url": { type: "string" },
-      /** Embedded mode's vector arm: the in-process index the service keeps by default, or PGlite's pgvector. */
-      "embedded-vector-index": { type: "string", default: "in-process" },
+      /** The vector arm of project-wide searches: the in-process index the service keeps by default (VECTOR_INDEX), or pgvector. */
+      "vector-index": { type: "string", default: "in-process" },
       reseed: { type: "boolean", default: false },
       "seed-only": { type: "boolean", default: false },
     },
@@ -79,15 +79,15 @@ function options() {
     perUser: integerOption("per-user", values["per-user"], 1),
     pool: integerOption("pool", values.pool, 1),
     postgresUrl: values["postgres-url"] ?? (modes.includes("full") ? postgresServerUrl(ROOT) : "postgres://unused"),
-    embeddedVectorIndex: embeddedVectorIndexOption(values["embedded-vector-index"]),
+    vectorIndex: vectorIndexOption(values["vector-index"]),
     reseed: values.reseed,
     seedOnly: values["seed-only"],
   };
 }
 
-function embeddedVectorIndexOption(value: string): "in-process" | "pgvector" {
+function vectorIndexOption(value: string): "in-process" | "pgvector" {
   if (value === "in-process" || value === "pgvector") return value;
-  throw new Error(`--embedded-vector-index: "in-process" or "pgvector", not "${value}"`);
+  throw new Error(`--vector-index: "in-process" or "pgvector", not "${value}"`);
 }
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -191,11 +191,19 @@ async function main() {
       }
       if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
       const deps: CoreDeps = { db: dataset.db, embedder, now: systemClock };
-      if (mode === "embedded" && opts.embeddedVectorIndex === "in-process") {
-        // As the embedded service keeps it: beside its data directory, rebuilt from the record the first time.
+      let follower: OutboxFollower | ChangeLogFollower | undefined;
+      if (opts.vectorIndex === "in-process") {
+        // As the service keeps it: embedded beside its data directory (rebuilt from the record the
+        // first time, then loaded), full rebuilt from the tables at every start.
         const t = performance.now();
-        const follower = await OutboxFollower.open(dataset.db, `${dataset.location}.vector-index`);
-        await follower.drain();
+        if (mode === "embedded") {
+          const outboxFollower = await OutboxFollower.open(dataset.db, `${dataset.location}.vector-index`);
+          await outboxFollower.drain();
+          follower = outboxFollower;
+        } else {
+          follower = await ChangeLogFollower.open(dataset.db, (error) => progress(`vector index: ${String(error)}`));
+          await follower.catchUp();
+        }
         deps.vectorIndex = follower;
         progress(`${mode} ${sizeLabel(size)}: in-process vector index ready in ${seconds(performance.now() - t)}`);
       }
@@ -255,6 +263,8 @@ async function main() {
         });
       } finally {
         await app.stop();
+        // The embedded follower saves itself here, so the next run loads its graph instead of rebuilding.
+        await follower?.close();
         await dataset.close();
       }
     }

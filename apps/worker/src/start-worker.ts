@@ -33,7 +33,9 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   if (storage.kind !== "postgres" || temporal === undefined) {
     throw new Error("the worker serves full mode; set DATABASE_URL and TEMPORAL_ADDRESS");
   }
-  const graph = await createCoreDeps(settings, log);
+  // The worker searches nothing: an in-process index would only cost it memory and a rebuild.
+  const vectorIndex = settings.vectorIndex?.kind === "qdrant" ? settings.vectorIndex : undefined;
+  const graph = await createCoreDeps({ ...settings, vectorIndex }, log);
   const { deps } = graph;
   // Every worker drains the vector outbox; its drain lock lets one at a time push.
   const vectorSync: VectorSyncLoop | undefined =

@@ -4,6 +4,7 @@ import { openDatabase } from "@als/db";
 import { QdrantVectorIndex } from "@als/vector";
 import { type CoreDeps, systemClock } from "./deps.ts";
 import type { Settings } from "./settings.ts";
+import { ChangeLogFollower } from "./vector-sync/change-log-follower.ts";
 import { OutboxFollower } from "./vector-sync/outbox-follower.ts";
 import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
 
@@ -13,6 +14,7 @@ export type CoreSettings = Pick<Settings, "storage" | "embedding" | "rerank" | "
 
 export interface CoreLogger {
   info(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
 }
 
 export interface CoreGraph {
@@ -61,7 +63,10 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
       await prepareVectorIndex({ db, vectorIndex });
       deps.vectorIndex = vectorIndex;
     } else if (settings.vectorIndex?.kind === "in-process") {
-      const follower = await OutboxFollower.open(db, settings.vectorIndex.directory);
+      const follower =
+        db.kind === "pglite"
+          ? await OutboxFollower.open(db, settings.vectorIndex.directory)
+          : await ChangeLogFollower.open(db, (error) => log.error("vector index: following the change log failed", { error: String(error) }));
       built.push(follower);
       deps.vectorIndex = follower;
     }

@@ -97,10 +97,10 @@ const Environment = z.object({
   QDRANT_URL: optionalText,
   QDRANT_API_KEY: optionalText,
   /**
-   * Embedded mode without Qdrant: "in-process" keeps the vector arm of project-wide searches in a
-   * graph inside the process (saved under DATA_DIR/vector-index), "pgvector" leaves it to PGlite.
+   * Without Qdrant: "in-process" keeps the vector arm of project-wide searches in a graph inside each
+   * API process (embedded: saved under DATA_DIR/vector-index), "pgvector" leaves it to the database.
    */
-  EMBEDDED_VECTOR_INDEX: z.enum(["in-process", "pgvector"]).default("in-process"),
+  VECTOR_INDEX: z.enum(["in-process", "pgvector"]).default("in-process"),
   /** `local` (embedded default): a request without a credential is the local organisation; `required` (hosted): 401 without one. */
   AUTH_MODE: z.enum(["local", "required"]).default("local"),
   /** Per-credential rate limits, `<per second>/<burst>`, by route class; unset: DEFAULT_RATE_LIMITS of @als/identity. */
@@ -166,8 +166,8 @@ export const EMBEDDING_DIMENSIONS = 384;
 
 export type Settings = ReturnType<typeof loadSettings>;
 
-/** A Qdrant server, or the embedded mode's in-process graph saved under `directory`; absent: pgvector. */
-export type VectorIndexSettings = ({ kind: "qdrant" } & QdrantSettings) | { kind: "in-process"; directory: string };
+/** A Qdrant server, or graphs inside the process (embedded: saved under `directory`); absent: pgvector. */
+export type VectorIndexSettings = ({ kind: "qdrant" } & QdrantSettings) | { kind: "in-process"; directory?: string };
 
 /**
  * Parses the process environment once, at start-up; nothing else reads process.env.
@@ -234,8 +234,8 @@ export function loadSettings(env: Record<string, string | undefined>) {
 
 function vectorIndexSettings(e: z.infer<typeof Environment>): VectorIndexSettings | undefined {
   if (e.QDRANT_URL) return { kind: "qdrant", url: e.QDRANT_URL, ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }) };
-  if (e.DATABASE_URL || e.EMBEDDED_VECTOR_INDEX === "pgvector") return undefined;
-  return { kind: "in-process", directory: `${e.DATA_DIR}/vector-index` };
+  if (e.VECTOR_INDEX === "pgvector") return undefined;
+  return { kind: "in-process", ...(!e.DATABASE_URL && { directory: `${e.DATA_DIR}/vector-index` }) };
 }
 
 function storageTimeouts(e: z.infer<typeof Environment>): StorageTimeouts {

@@ -105,6 +105,7 @@ export type { SubjectSection } from "./queries/subject-data.ts";
 export * as subjectData from "./queries/subject-data.ts";
 export type { UserPlaybookRecord } from "./queries/user-playbooks.ts";
 export * as userPlaybooks from "./queries/user-playbooks.ts";
+export * as vectorChangeLog from "./queries/vector-change-log.ts";
 export type { OutboxEntry } from "./queries/vector-outbox.ts";
 export * as vectorOutbox from "./queries/vector-outbox.ts";
 export * from "./scope.ts";

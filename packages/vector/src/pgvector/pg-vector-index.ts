@@ -64,15 +64,42 @@ export class PgVectorIndex implements VectorIndex {
   async readPoints(collection: Collection, refs: PointRef[]): Promise<VectorPoint[]> {
     if (refs.length === 0) return [];
     const { table, idColumn, idType } = TABLES[collection];
+    return this.pointsOf(
+      collection,
+      `JOIN unnest($1::text[], $2::text[], $3::text[]) AS wanted(org_id, project_id, row_id)
+         ON ${table}.org_id = wanted.org_id AND ${table}.project_id = wanted.project_id AND ${idColumn} = wanted.row_id::${idType}
+       WHERE embedding IS NOT NULL`,
+      [refs.map((r) => r.scope.orgId), refs.map((r) => r.scope.projectId), refs.map((r) => r.id)],
+    );
+  }
+
+  /**
+   * Up to `limit` points of every row with a vector, in the order of (org, project, id), after the
+   * point `after` (a rebuild pages through the whole table with it).
+   */
+  async readPointsAfter(collection: Collection, after: PointRef | null, limit: number): Promise<VectorPoint[]> {
+    const { table, idColumn, idType } = TABLES[collection];
+    const past = after
+      ? `AND (${table}.org_id, ${table}.project_id, ${idColumn}) > ($1::text, $2::text, $3::text::${idType})`
+      : "AND $1::text IS NULL AND $2::text IS NULL AND $3::text IS NULL";
+    return this.pointsOf(collection, `WHERE embedding IS NOT NULL ${past} ORDER BY ${table}.org_id, ${table}.project_id, ${idColumn} LIMIT $4`, [
+      after?.scope.orgId ?? null,
+      after?.scope.projectId ?? null,
+      after?.id ?? null,
+      limit,
+    ]);
+  }
+
+  /** The points of the rows of `collection` that `rest` (joins, WHERE, ORDER BY; SQL over its table) selects. */
+  private async pointsOf(collection: Collection, rest: string, values: unknown[]): Promise<VectorPoint[]> {
+    const { table, idColumn } = TABLES[collection];
     const keys = payloadKeysOf(collection);
     const expressionOf = expressionIn(collection);
     const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; vector: string }>(
       `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id, embedding::text AS vector,
          ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")}
-       FROM ${table} JOIN unnest($1::text[], $2::text[], $3::text[]) AS wanted(org_id, project_id, row_id)
-         ON ${table}.org_id = wanted.org_id AND ${table}.project_id = wanted.project_id AND ${idColumn} = wanted.row_id::${idType}
-       WHERE embedding IS NOT NULL`,
-      [refs.map((r) => r.scope.orgId), refs.map((r) => r.scope.projectId), refs.map((r) => r.id)],
+       FROM ${table} ${rest}`,
+      values,
     );
     return rows.map((row) => ({
       scope: { orgId: row.org_id, projectId: row.project_id },

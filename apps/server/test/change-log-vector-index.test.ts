@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ChangeLogFollower } from "@als/core";
+import { testMode } from "../../../test/support/database.ts";
+import { addAgentPlaybooks } from "../../../test/support/playbooks.ts";
+import { startTestService, type TestService } from "../../../test/support/service.ts";
+
+// Full mode's in-process vector index: every API process keeps a graph of its own, rebuilt from the
+// tables at start and moved on by the change log of migration 0036. Two followers on one database
+// stand for two API processes here.
+
+let svc: TestService;
+let first: ChangeLogFollower;
+let second: ChangeLogFollower;
+const errors: unknown[] = [];
+
+const agentIds = (body: any): number[] => body.agent_playbooks.map((p: any) => p.agent_playbook_id);
+const searchWith = async (follower: ChangeLogFollower | undefined, query: string, extra: object = {}) => {
+  svc.deps.vectorIndex = follower;
+  const response = await svc.call("POST", "/api/search_agent_playbooks", { query, top_k: 5, threshold: 0, search_mode: "vector", ...extra });
+  expect(response.status).toBe(200);
+  return agentIds(response.body);
+};
+const ready = async (follower: ChangeLogFollower) => {
+  await follower.catchUp();
+  expect(follower.serves("agent_playbooks", { scope: { orgId: "o", projectId: "p" }, must: [] })).toBe(true);
+  return follower;
+};
+const insertAgentPlaybook = (sql: { query: TestService["db"]["query"] }, content: string) =>
+  sql.query<{ id: number }>(
+    `INSERT INTO agent_playbooks (org_id, project_id, agent_version, content, trigger, playbook_status, status, embedding, embedding_model, created_at, last_modified_timestamp)
+     SELECT org_id, project_id, agent_version, $1, trigger, playbook_status, status, embedding, embedding_model, created_at, last_modified_timestamp
+     FROM agent_playbooks ORDER BY agent_playbook_id LIMIT 1 RETURNING agent_playbook_id AS id`,
+    [content],
+  );
+
+beforeAll(async () => {
+  svc = await startTestService();
+  await addAgentPlaybooks(svc, [
+    { trigger: "a customer asks to get their money back", content: "Check the purchase date, then issue a refund", playbook_status: "APPROVED" },
+    { trigger: "the user writes in Spanish", content: "Reply in Spanish", playbook_status: "APPROVED" },
+    { trigger: "the service is down", content: "Share the status page link", playbook_status: "PENDING" },
+  ]);
+  first = await ready(await ChangeLogFollower.open(svc.db, (error) => errors.push(error)));
+  second = await ready(await ChangeLogFollower.open(svc.db, (error) => errors.push(error)));
+});
+afterAll(async () => {
+  await first?.close();
+  await second?.close();
+  await svc.close();
+  expect(errors).toEqual([]);
+});
+
+describe("the change-log vector index (full mode's API processes)", () => {
+  test("answers like pgvector, filters included", async () => {
+    for (const request of [{ query: "reimbursement" }, { query: "outage", playbook_status_filter: ["PENDING"] }, { query: "language" }]) {
+      const inSql = await searchWith(undefined, request.query, request);
+      expect(inSql.length).toBeGreaterThan(0);
+      expect(await searchWith(first, request.query, request)).toEqual(inSql);
+    }
+  });
+
+  test("a write through one process is seen by the next search of every process", async () => {
+    const [added] = await addAgentPlaybooks(svc, [{ trigger: "a parcel is lost in transit", content: "Open a carrier claim", playbook_status: "APPROVED" }]);
+    expect((await searchWith(first, "my package never arrived"))[0]).toBe(added!);
+    expect((await searchWith(second, "my package never arrived"))[0]).toBe(added!);
+    expect((await svc.call("DELETE", "/api/delete_agent_playbook", { agent_playbook_id: added })).status).toBe(200);
+    expect(await searchWith(second, "my package never arrived")).not.toContain(added!);
+  });
+
+  test.skipIf(testMode !== "full")("a transaction that commits after a later one was read is still taken in", async () => {
+    let early = 0;
+    let late = 0;
+    await svc.db.transaction(async (tx) => {
+      [{ id: early }] = (await insertAgentPlaybook(tx, "Escalate a billing dispute to finance")) as [{ id: number }];
+      // Another transaction, begun after this one, commits first; a follower reads the log meanwhile.
+      [{ id: late }] = (await insertAgentPlaybook(svc.db, "Escalate a shipping dispute to logistics")) as [{ id: number }];
+      await first.catchUp();
+    });
+    await first.catchUp();
+    const rows = await svc.db.query<{ id: number }>("SELECT agent_playbook_id AS id FROM agent_playbooks WHERE agent_playbook_id = ANY($1::int8[])", [
+      [early, late],
+    ]);
+    expect(rows.length).toBe(2);
+    const found = await searchWith(first, "the user complains about the charge", { top_k: 20 });
+    expect(found).toContain(early);
+    expect(found).toContain(late);
+  });
+
+  test("a follower whose place in the log was pruned rebuilds from the tables", async () => {
+    const [missed] = await addAgentPlaybooks(svc, [
+      { trigger: "a user asks to export their data", content: "Send the export link", playbook_status: "APPROVED" },
+    ]);
+    // Its entry pruned before the second follower read it, and the pruning recorded past it.
+    await svc.db.query("DELETE FROM vector_changes");
+    await svc.db.query("UPDATE vector_sync SET change_log_pruned_through = pg_snapshot_xmin(pg_current_snapshot())");
+    await second.catchUp();
+    await second.catchUp();
+    expect((await searchWith(second, "I want to export my data"))[0]).toBe(missed!);
+  });
+
+  test("a new process builds its graph from the tables and answers alike", async () => {
+    const third = await ready(await ChangeLogFollower.open(svc.db, (error) => errors.push(error)));
+    try {
+      for (const query of ["reimbursement", "I want to export my data", "language"]) {
+        expect(await searchWith(third, query)).toEqual(await searchWith(undefined, query));
+      }
+    } finally {
+      await third.close();
+    }
+  });
+
+  test("old entries are pruned by the followers", async () => {
+    const { pruneChanges } = (await import("@als/db")).vectorChangeLog;
+    await addAgentPlaybooks(svc, [{ trigger: "prune me", content: "An entry to prune", playbook_status: "APPROVED" }]);
+    expect((await svc.db.query("SELECT 1 FROM vector_changes")).length).toBeGreaterThan(0);
+    await pruneChanges(svc.db, 0);
+    expect(await svc.db.query("SELECT 1 FROM vector_changes")).toEqual([]);
+    await first.catchUp();
+    expect((await searchWith(first, "prune me")).length).toBeGreaterThan(0);
+  });
+});
