@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ChangeLogFollower } from "@als/core";
+import { ChangeLogFollower, loadSettings } from "@als/core";
+import { vectorChangeLog } from "@als/db";
 import { testMode } from "../../../test/support/database.ts";
 import { addAgentPlaybooks } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -110,12 +111,22 @@ describe("the change-log vector index (full mode's API processes)", () => {
   });
 
   test("old entries are pruned by the followers", async () => {
-    const { pruneChanges } = (await import("@als/db")).vectorChangeLog;
     await addAgentPlaybooks(svc, [{ trigger: "prune me", content: "An entry to prune", playbook_status: "APPROVED" }]);
     expect((await svc.db.query("SELECT 1 FROM vector_changes")).length).toBeGreaterThan(0);
-    await pruneChanges(svc.db, 0);
+    await vectorChangeLog.pruneChanges(svc.db, 0);
     expect(await svc.db.query("SELECT 1 FROM vector_changes")).toEqual([]);
     await first.catchUp();
     expect((await searchWith(first, "prune me")).length).toBeGreaterThan(0);
+  });
+});
+
+describe("choosing the vector index (VECTOR_INDEX)", () => {
+  test("in-process embedded, saved under DATA_DIR; pgvector in full mode unless asked; Qdrant over both", () => {
+    expect(loadSettings({ DATA_DIR: "/srv/als" }).vectorIndex).toEqual({ kind: "in-process", directory: "/srv/als/vector-index" });
+    expect(loadSettings({ VECTOR_INDEX: "pgvector" }).vectorIndex).toBeUndefined();
+    expect(loadSettings({ DATABASE_URL: "postgres://db/als" }).vectorIndex).toBeUndefined();
+    expect(loadSettings({ DATABASE_URL: "postgres://db/als", VECTOR_INDEX: "in-process" }).vectorIndex).toEqual({ kind: "in-process" });
+    expect(loadSettings({ QDRANT_URL: "http://qdrant:6333" }).vectorIndex).toEqual({ kind: "qdrant", url: "http://qdrant:6333" });
+    expect(() => loadSettings({ VECTOR_INDEX: "faiss" })).toThrow(/VECTOR_INDEX/);
   });
 });

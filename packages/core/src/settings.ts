@@ -99,8 +99,10 @@ const Environment = z.object({
   /**
    * Without Qdrant: "in-process" keeps the vector arm of project-wide searches in a graph inside each
    * API process (embedded: saved under DATA_DIR/vector-index), "pgvector" leaves it to the database.
+   * Unset: in-process embedded (where PGlite's one thread walked pgvector's graph), pgvector in full
+   * mode (where PostgreSQL walks it on other cores, about as fast; bench/README.md, unified-search).
    */
-  VECTOR_INDEX: z.enum(["in-process", "pgvector"]).default("in-process"),
+  VECTOR_INDEX: z.enum(["in-process", "pgvector"]).optional(),
   /** `local` (embedded default): a request without a credential is the local organisation; `required` (hosted): 401 without one. */
   AUTH_MODE: z.enum(["local", "required"]).default("local"),
   /** Per-credential rate limits, `<per second>/<burst>`, by route class; unset: DEFAULT_RATE_LIMITS of @als/identity. */
@@ -234,7 +236,8 @@ export function loadSettings(env: Record<string, string | undefined>) {
 
 function vectorIndexSettings(e: z.infer<typeof Environment>): VectorIndexSettings | undefined {
   if (e.QDRANT_URL) return { kind: "qdrant", url: e.QDRANT_URL, ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }) };
-  if (e.VECTOR_INDEX === "pgvector") return undefined;
+  const choice = e.VECTOR_INDEX ?? (e.DATABASE_URL ? "pgvector" : "in-process");
+  if (choice === "pgvector") return undefined;
   return { kind: "in-process", ...(!e.DATABASE_URL && { directory: `${e.DATA_DIR}/vector-index` }) };
 }
 
