@@ -19,7 +19,7 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { SearchAgentPlaybooksRequest, SearchProfilesRequest, SearchUserPlaybooksRequest } from "@als/contract";
-import { ChangeLogFollower, type CoreDeps, OutboxFollower, searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock } from "@als/core";
+import { ChangeLogFollower, type CoreDeps, searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock } from "@als/core";
 import { type Database, LOCAL_SCOPE, type Sql } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
@@ -191,21 +191,18 @@ async function main() {
       }
       if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
       const deps: CoreDeps = { db: dataset.db, embedder, now: systemClock };
-      let follower: OutboxFollower | ChangeLogFollower | undefined;
+      let follower: ChangeLogFollower | undefined;
       if (opts.vectorIndex === "in-process") {
-        // As the service keeps it: embedded beside its data directory (rebuilt from the record the
-        // first time, then loaded), full rebuilt from the tables at every start.
+        // As the service keeps it: embedded saved beside its data directory (built from the tables
+        // the first time, then loaded), full built from the tables at every start.
         const t = performance.now();
-        if (mode === "embedded") {
-          const outboxFollower = await OutboxFollower.open(dataset.db, `${dataset.location}.vector-index`);
-          await outboxFollower.drain();
-          follower = outboxFollower;
-        } else {
-          follower = await ChangeLogFollower.open(dataset.db, (error) => progress(`vector index: ${String(error)}`));
-          await follower.catchUp();
-        }
+        follower = await ChangeLogFollower.open(dataset.db, {
+          directory: mode === "embedded" ? `${dataset.location}.vector-index` : undefined,
+          onError: (error) => progress(`vector index: ${String(error)}`),
+        });
+        await follower.drain();
         deps.vectorIndex = follower;
-        progress(`${mode} ${sizeLabel(size)}: in-process vector index ready in ${seconds(performance.now() - t)}`);
+        progress(`${mode} ${sizeLabel(size)}: in-process vector index from the ${follower.startedFrom}, ready in ${seconds(performance.now() - t)}`);
       }
       const app = buildApp({ deps, log: createLogger("error"), mode, serverTiming: true });
       app.listen({ hostname: "127.0.0.1", port: 0 });
@@ -263,7 +260,7 @@ async function main() {
         });
       } finally {
         await app.stop();
-        // The embedded follower saves itself here, so the next run loads its graph instead of rebuilding.
+        // The embedded follower saves itself here, so the next run loads its graph instead of building it.
         await follower?.close();
         await dataset.close();
       }

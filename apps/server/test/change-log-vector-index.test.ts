@@ -41,8 +41,8 @@ beforeAll(async () => {
     { trigger: "the user writes in Spanish", content: "Reply in Spanish", playbook_status: "APPROVED" },
     { trigger: "the service is down", content: "Share the status page link", playbook_status: "PENDING" },
   ]);
-  first = await ready(await ChangeLogFollower.open(svc.db, (error) => errors.push(error)));
-  second = await ready(await ChangeLogFollower.open(svc.db, (error) => errors.push(error)));
+  first = await ready(await ChangeLogFollower.open(svc.db, { onError: (error) => errors.push(error) }));
+  second = await ready(await ChangeLogFollower.open(svc.db, { onError: (error) => errors.push(error) }));
 });
 afterAll(async () => {
   await first?.close();
@@ -100,7 +100,7 @@ describe("the change-log vector index (full mode's API processes)", () => {
   });
 
   test("a new process builds its graph from the tables and answers alike", async () => {
-    const third = await ready(await ChangeLogFollower.open(svc.db, (error) => errors.push(error)));
+    const third = await ready(await ChangeLogFollower.open(svc.db, { onError: (error) => errors.push(error) }));
     try {
       for (const query of ["reimbursement", "I want to export my data", "language"]) {
         expect(await searchWith(third, query)).toEqual(await searchWith(undefined, query));

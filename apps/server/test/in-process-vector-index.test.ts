@@ -2,30 +2,29 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OutboxFollower } from "@als/core";
-import { vectorOutbox } from "@als/db";
+import { ChangeLogFollower } from "@als/core";
 import { InProcessVectorIndex } from "@als/vector";
-import { testMode } from "../../../test/support/database.ts";
 import { addAgentPlaybooks, addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { bearer, createTenant, type Tenant } from "../../../test/support/tenants.ts";
 
-// The embedded mode's in-process vector index (OutboxFollower over an InProcessVectorIndex) must
-// answer like pgvector, see every write that committed before a search, survive a restart from its
-// snapshot plus the outbox, and drop an erased user's points from memory and disk. It follows the
-// outbox by position, which is sound only on PGlite's one session: embedded mode only.
-const embeddedOnly = testMode !== "embedded";
+// The in-process vector index as the embedded service keeps it: saved to a directory, loaded at the
+// next start and moved on by the change log from where the save left it. It must answer like
+// pgvector, see every write that committed before a search, survive a kill between saves, never
+// read another database's save, and drop an erased user's points from memory and disk.
 
 let svc: TestService;
 let directory: string;
-let follower: OutboxFollower;
+let follower: ChangeLogFollower;
+const opened: ChangeLogFollower[] = [];
+const errors: unknown[] = [];
 
 const agentIds = (body: any) => body.agent_playbooks.map((p: any) => p.agent_playbook_id);
 const userPlaybookIds = (body: any) => body.user_playbooks.map((p: any) => p.user_playbook_id);
 const searchAgents = (query: string, extra: object = {}) =>
   svc.call("POST", "/api/search_agent_playbooks", { query, top_k: 5, threshold: 0, search_mode: "vector", ...extra });
 
-/** The same request answered by PGlite's pgvector and by the in-process index. */
+/** The same request answered by pgvector and by the in-process index. */
 async function bothPaths(path: string, body: object) {
   svc.deps.vectorIndex = undefined;
   const inSql = await svc.call("POST", path, body);
@@ -36,16 +35,15 @@ async function bothPaths(path: string, body: object) {
   return { inSql: inSql.body, viaIndex: viaIndex.body };
 }
 
-async function openFollower(): Promise<OutboxFollower> {
-  const opened = await OutboxFollower.open(svc.db, directory);
-  // Searches go to PostgreSQL until the first catch-up is done.
-  await opened.catchUp();
-  await Bun.sleep(0);
-  return opened;
+/** A follower as a starting process opens it; searches use pgvector until its first catch-up is done. */
+async function openFollower(on: TestService = svc): Promise<ChangeLogFollower> {
+  const started = await ChangeLogFollower.open(on.db, { directory, onError: (error) => errors.push(error) });
+  if (on === svc) opened.push(started);
+  await started.catchUp();
+  return started;
 }
 
 beforeAll(async () => {
-  if (embeddedOnly) return;
   svc = await startTestService();
   directory = mkdtempSync(join(tmpdir(), "follower-"));
   await addAgentPlaybooks(svc, [
@@ -61,13 +59,15 @@ beforeAll(async () => {
   svc.deps.vectorIndex = follower;
 });
 afterAll(async () => {
-  if (embeddedOnly) return;
+  for (const each of opened) await each.close();
   await svc.close();
   rmSync(directory, { recursive: true, force: true });
+  expect(errors).toEqual([]);
 });
 
-describe.skipIf(embeddedOnly)("the in-process vector index (embedded mode)", () => {
+describe("the in-process vector index, saved and followed", () => {
   test("answers project-wide searches with the rows and order of pgvector, filters included", async () => {
+    expect(follower.startedFrom).toBe("tables");
     expect(follower.serves("agent_playbooks", { scope: { orgId: "o", projectId: "p" }, must: [] })).toBe(true);
     for (const search_mode of ["vector", "hybrid"]) {
       for (const request of [{ query: "reimbursement" }, { query: "outage", threshold: 0, playbook_status_filter: ["PENDING"] }]) {
@@ -81,13 +81,13 @@ describe.skipIf(embeddedOnly)("the in-process vector index (embedded mode)", () 
     }
   });
 
-  test("leaves one user's search to PostgreSQL, and interactions too", () => {
+  test("leaves one user's search to the database, and interactions too", () => {
     const scope = { orgId: "o", projectId: "p" };
     expect(follower.serves("user_playbooks", { scope, must: [{ key: "user_id", equals: "ivy" }] })).toBe(false);
     expect(follower.serves("interactions", { scope, must: [] })).toBe(false);
   });
 
-  test("a search sees every write that committed before it, with no sync pass in between", async () => {
+  test("a search sees every write that committed before it, with no background pass in between", async () => {
     const [added] = await addAgentPlaybooks(svc, [{ trigger: "a parcel is lost in transit", content: "Open a carrier claim", playbook_status: "APPROVED" }]);
     expect(agentIds((await searchAgents("my package never arrived")).body)[0]).toBe(added);
     const deleted = await svc.call("DELETE", "/api/delete_agent_playbook", { agent_playbook_id: added });
@@ -95,41 +95,39 @@ describe.skipIf(embeddedOnly)("the in-process vector index (embedded mode)", () 
     expect(agentIds((await searchAgents("my package never arrived")).body)).not.toContain(added);
   });
 
-  test("restarts from its snapshot and replays only what the outbox kept since (a process killed before saving)", async () => {
+  test("a process killed after its last save starts from the save and takes in what the log holds since", async () => {
     await follower.drain();
-    expect(await vectorOutbox.countPending(svc.db)).toBe(0);
     const [late] = await addAgentPlaybooks(svc, [
       { trigger: "the user asks for an invoice copy", content: "Send the PDF invoice", playbook_status: "APPROVED" },
     ]);
     await follower.catchUp();
-    // Pushed but not saved: the entry stays in the outbox for the next start.
-    expect(await vectorOutbox.countPending(svc.db)).toBe(1);
-
     const before = agentIds((await searchAgents("send me a copy of my invoice")).body);
     expect(before[0]).toBe(late);
-    // The old follower is dropped without closing, as a killed process would leave it.
+    // The old follower is left as a killed process would leave it: its last save lacks `late`.
     follower = await openFollower();
     svc.deps.vectorIndex = follower;
-    // Started from the snapshot: a rebuild would have noted every row again.
-    expect(await vectorOutbox.countPending(svc.db)).toBe(1);
+    expect(follower.startedFrom).toBe("save");
     expect(agentIds((await searchAgents("send me a copy of my invoice")).body)).toEqual(before);
     expect(agentIds((await searchAgents("reimbursement", { search_mode: "hybrid" })).body).length).toBeGreaterThan(0);
   });
 
-  test("a snapshot of another database is not read: the index is rebuilt from its own record", async () => {
+  test("a save of another database is not read: the index is built from its own tables", async () => {
     const other = await startTestService();
+    let foreign: ChangeLogFollower | undefined;
     try {
       const [own] = await addAgentPlaybooks(other, [{ trigger: "a customer asks to get their money back", content: "Say no", playbook_status: "APPROVED" }]);
-      other.deps.vectorIndex = await OutboxFollower.open(other.db, directory);
-      await (other.deps.vectorIndex as OutboxFollower).catchUp();
+      foreign = await openFollower(other);
+      expect(foreign.startedFrom).toBe("tables");
+      other.deps.vectorIndex = foreign;
       const found = await other.call("POST", "/api/search_agent_playbooks", { query: "reimbursement", threshold: 0, search_mode: "vector" });
       expect(agentIds(found.body)).toEqual([own]);
     } finally {
+      await foreign?.close();
       await other.close();
     }
   });
 
-  test("an erased user's points leave the index and its snapshot on disk", async () => {
+  test("an erased user's points leave the index and its save on disk", async () => {
     const tenant: Tenant = await createTenant(svc.deps, "in-process");
     for (const userId of ["vera", "walt"]) {
       const added = await svc.call(
@@ -142,23 +140,23 @@ describe.skipIf(embeddedOnly)("the in-process vector index (embedded mode)", () 
     }
     await svc.learningIdle();
     await follower.drain();
-    const saved = () => new InProcessVectorIndex({ collections: ["user_playbooks"], directory });
-    const usersOnDisk = async () => {
-      const hits = await saved().search("user_playbooks", {
+    const pointsOnDisk = async () => {
+      const saved = new InProcessVectorIndex({ collections: ["user_playbooks"], directory });
+      const hits = await saved.search("user_playbooks", {
         vector: new Array(384).fill(0.05),
         filter: { scope: { orgId: tenant.orgId, projectId: "default" }, must: [] },
         topK: 10,
       });
       return hits.length;
     };
-    expect(await usersOnDisk()).toBe(2);
+    expect(await pointsOnDisk()).toBe(2);
 
     const erased = await svc.call("POST", "/api/governance/erase-user", { user_id: "vera", request_id: "v-1" }, bearer(tenant.governanceSession));
     expect(erased.status).toBe(202);
     await svc.learningIdle();
     const status = await svc.call("GET", `/api/governance/purge-operations/${erased.body.purge_id}`, undefined, bearer(tenant.governanceSession));
     expect(status.body.status).toBe("complete");
-    expect(await usersOnDisk()).toBe(1);
+    expect(await pointsOnDisk()).toBe(1);
     const found = await svc.call("POST", "/api/search_user_playbooks", { query: "green tea", threshold: 0, search_mode: "vector" }, bearer(tenant.fullKey));
     expect(found.body.user_playbooks.map((p: any) => p.user_id)).toEqual(["walt"]);
   });

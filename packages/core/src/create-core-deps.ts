@@ -5,7 +5,6 @@ import { QdrantVectorIndex } from "@als/vector";
 import { type CoreDeps, systemClock } from "./deps.ts";
 import type { Settings } from "./settings.ts";
 import { ChangeLogFollower } from "./vector-sync/change-log-follower.ts";
-import { OutboxFollower } from "./vector-sync/outbox-follower.ts";
 import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
 
 /** What the dependency graph is built from. */
@@ -63,12 +62,13 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
       await prepareVectorIndex({ db, vectorIndex });
       deps.vectorIndex = vectorIndex;
     } else if (settings.vectorIndex?.kind === "in-process") {
-      const follower =
-        db.kind === "pglite"
-          ? await OutboxFollower.open(db, settings.vectorIndex.directory)
-          : await ChangeLogFollower.open(db, (error) => log.error("vector index: following the change log failed", { error: String(error) }));
+      const follower = await ChangeLogFollower.open(db, {
+        directory: settings.vectorIndex.directory,
+        onError: (error) => log.error("in-process vector index: following the change log failed", { error: String(error) }),
+      });
       built.push(follower);
       deps.vectorIndex = follower;
+      log.info("in-process vector index", { startedFrom: follower.startedFrom });
     }
     log.info("dependencies ready", {
       storage: db.kind,

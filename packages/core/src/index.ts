@@ -110,6 +110,5 @@ export { admitSearch, SearchOverloadedError } from "./search/search-admission.ts
 export * from "./search/unified-search.ts";
 export * from "./settings.ts";
 export * from "./vector-sync/change-log-follower.ts";
-export * from "./vector-sync/outbox-follower.ts";
 export * from "./vector-sync/sync-vector-index.ts";
 export * from "./vector-sync/vector-sync-loop.ts";

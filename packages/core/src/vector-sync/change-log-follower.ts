@@ -1,51 +1,143 @@
 import { type Database, vectorChangeLog } from "@als/db";
-import { InProcessVectorIndex, PgVectorIndex, type PointRef } from "@als/vector";
+import {
+  type Collection,
+  InProcessVectorIndex,
+  PgVectorIndex,
+  type PointRef,
+  type VectorFilter,
+  type VectorHit,
+  type VectorIndex,
+  type VectorPoint,
+  type VectorQuery,
+} from "@als/vector";
 import { type BackgroundLoop, startBackgroundLoop } from "../background-loop.ts";
-import { FollowingIndex, HELD } from "./following-index.ts";
+import { groupBy } from "../group-by.ts";
 
+/** The collections searched project-wide, where a graph beats pgvector's walk; interactions are searched per user. */
+const HELD: readonly Collection[] = ["profiles", "user_playbooks", "agent_playbooks"];
 /** Rows read from a table at a time while rebuilding. */
 const REBUILD_BATCH = 2000;
 /** How often the log is read without a search asking (keeps the catch-up before a search short). */
 const FOLLOW_INTERVAL_MS = 1000;
+/** How often a graph that changed is saved (embedded): what a restart reads from the log at most. */
+const SAVE_INTERVAL_MS = 30_000;
 /** Entries are kept this long: a process that has not read the log for longer rebuilds. */
 const RETENTION_MS = 10 * 60_000;
 const PRUNE_INTERVAL_MS = 60_000;
 /** How long start-up waits for transactions that began before the change log was on. */
 const ENABLE_WAIT_MS = 30_000;
 
+/** What a save records beside the graph. */
+interface SavedPlace {
+  database: string;
+  /** The horizon the saved graph had followed the log to. */
+  horizon: string;
+}
+
 /**
- * Full mode's in-process index in an API process, following the change log of migration 0036
- * (see FollowingIndex): each process keeps its own graph, built from the tables at start (searches
- * use pgvector until then) and moved on by the log from the xmin of the snapshot it last read
- * with. Many processes follow the same log; each also prunes entries older than the retention.
+ * A VectorIndex inside the API process (InProcessVectorIndex), kept in step with the record by
+ * following the change log of migration 0036 from the xmin of the snapshot it last read with
+ * (vectorChangeLog.changesSince). Every API process keeps its own; each also prunes old entries.
+ *
+ * - A search first takes in what the log holds beyond its place, so it sees every write that
+ *   committed before it (one indexed read of the log when nothing changed).
+ * - It starts from its save in `directory` when one was made for this database (embedded mode:
+ *   saved every 30 s while it changes, and on close), else from the tables. Until that first
+ *   catch-up or rebuild is done (a rebuild of 100k rows per kind takes a minute or two), and during
+ *   a later rebuild, searches are left to PostgreSQL (`serves`), which holds every vector too.
+ * - A place in the log older than the pruning means entries may be lost: it rebuilds.
  */
-export class ChangeLogFollower extends FollowingIndex {
+export class ChangeLogFollower implements VectorIndex {
   /** Where the next read of the log starts; 0 before the first, which therefore rebuilds. */
   private horizon = 0n;
+  /** False: searches are left to PostgreSQL (before the first catch-up, during a rebuild). */
+  private caughtUp = false;
+  private lastSave = Date.now();
   private readonly loops: BackgroundLoop[] = [];
+  /** The catch-up, rebuild or save running now; one at a time. */
+  private running: Promise<void> = Promise.resolve();
+  /** A catch-up queued behind the running one, shared by every search that arrives meanwhile. */
+  private queued: Promise<void> | null = null;
 
-  private constructor(db: Database) {
-    super(db, new InProcessVectorIndex({ collections: HELD }));
-  }
+  private constructor(
+    private readonly db: Database,
+    private readonly index: InProcessVectorIndex,
+    private readonly database: string,
+    /** Whether it started from a save (tests and the start-up log say which). */
+    readonly startedFrom: "save" | "tables",
+  ) {}
 
-  /** Starts the rebuild (searches use pgvector until it is done), the catch-up every second and the pruning. */
-  static async open(db: Database, onError: (error: unknown) => void): Promise<ChangeLogFollower> {
-    await vectorChangeLog.enableChangeLog(db, ENABLE_WAIT_MS);
-    const follower = new ChangeLogFollower(db);
+  /** Opens the save in `directory` (if any), starts the first catch-up and the background loops. */
+  static async open(db: Database, options: { directory?: string | undefined; onError: (error: unknown) => void }): Promise<ChangeLogFollower> {
+    const { directory, onError } = options;
+    // Turned on just now: changes made while it was off are in no log, so no save can be trusted.
+    const enabledNow = await vectorChangeLog.enableChangeLog(db, ENABLE_WAIT_MS);
+    const database = await vectorChangeLog.databaseIdentity(db);
+    const index = new InProcessVectorIndex({ collections: HELD, ...(directory && { directory }) });
+    const saved = index.restoredMeta as SavedPlace | null;
+    const usable = !enabledNow && saved?.database === database;
+    if (!usable) index.clear();
+    const follower = new ChangeLogFollower(db, index, database, usable ? "save" : "tables");
+    if (usable) follower.horizon = BigInt(saved!.horizon);
     follower.catchUp().catch(onError);
     follower.loops.push(
       startBackgroundLoop(() => follower.catchUp(), FOLLOW_INTERVAL_MS, onError),
       startBackgroundLoop(() => vectorChangeLog.pruneChanges(db, RETENTION_MS), PRUNE_INTERVAL_MS, onError),
     );
+    if (directory) follower.loops.push(startBackgroundLoop(() => follower.saveWhenDue(), SAVE_INTERVAL_MS / 6, onError));
     return follower;
   }
 
+  async ensureCollections(): Promise<boolean> {
+    return false;
+  }
+
+  serves(collection: Collection, filter: VectorFilter): boolean {
+    return this.caughtUp && this.index.serves(collection, filter);
+  }
+
+  async search(collection: Collection, query: VectorQuery): Promise<VectorHit[]> {
+    await this.catchUp();
+    return this.index.search(collection, query);
+  }
+
+  /** Points come from the record through the log, never from callers. */
+  async upsert(_collection: Collection, _points: VectorPoint[]): Promise<void> {}
+
+  async delete(_collection: Collection, _refs: PointRef[]): Promise<void> {}
+
+  /** Takes in every change committed so far. */
+  catchUp(): Promise<void> {
+    this.queued ??= this.exclusively(async () => {
+      this.queued = null;
+      await this.pushPending();
+      this.caughtUp = true;
+    });
+    return this.queued;
+  }
+
+  /** Takes in every change and saves the graph with it (an erasure waits for this, so no save keeps the subject's points). */
+  drain(): Promise<void> {
+    return this.exclusively(async () => {
+      await this.pushPending();
+      this.save();
+    });
+  }
+
+  /** Stops the loops and saves what changed, so the next start reads little of the log. */
   async close(): Promise<void> {
     for (const loop of this.loops) loop.stop();
     for (const loop of this.loops) await loop.idle();
+    await this.drain();
   }
 
-  protected async pushPending(): Promise<void> {
+  private exclusively(work: () => Promise<void>): Promise<void> {
+    const run = this.running.then(work);
+    this.running = run.catch(() => {});
+    return run;
+  }
+
+  private async pushPending(): Promise<void> {
     const changes = await vectorChangeLog.changesSince(this.db, this.horizon);
     // The entries this follower has not read yet may be gone: start again from the tables.
     if (changes.prunedThrough >= this.horizon) return this.rebuild();
@@ -53,10 +145,18 @@ export class ChangeLogFollower extends FollowingIndex {
     this.horizon = changes.horizon;
   }
 
-  /**
-   * Reads every point from the tables, then follows the log from before the reading started.
-   * Searches use pgvector meanwhile.
-   */
+  /** Makes the changed rows' points what the record holds now: removed, and added again where they exist with a vector. */
+  private async pushRows(rows: readonly vectorChangeLog.ChangedRow[]): Promise<void> {
+    const record = new PgVectorIndex(this.db);
+    for (const [collection, changed] of groupBy(rows, (row) => row.collection as Collection)) {
+      const refs = changed.map((row) => ({ scope: { orgId: row.org_id, projectId: row.project_id }, id: row.row_id }));
+      const points = await record.readPoints(collection, refs);
+      await this.index.delete(collection, refs);
+      await this.index.upsert(collection, points);
+    }
+  }
+
+  /** Reads every point from the tables, then follows the log from before the reading started. */
   private async rebuild(): Promise<void> {
     this.caughtUp = false;
     const horizon = await vectorChangeLog.currentHorizon(this.db);
@@ -72,5 +172,14 @@ export class ChangeLogFollower extends FollowingIndex {
     }
     this.horizon = horizon;
     await this.pushPending();
+  }
+
+  private async saveWhenDue(): Promise<void> {
+    if (this.index.changed && Date.now() - this.lastSave >= SAVE_INTERVAL_MS) await this.drain();
+  }
+
+  private save(): void {
+    this.lastSave = Date.now();
+    if (this.index.changed) this.index.checkpoint({ database: this.database, horizon: this.horizon.toString() } satisfies SavedPlace);
   }
 }

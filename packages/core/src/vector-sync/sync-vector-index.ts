@@ -2,7 +2,6 @@ import { vectorOutbox } from "@als/db";
 import { type Collection, PgVectorIndex, type VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
-import { OutboxFollower } from "./outbox-follower.ts";
 
 type SyncDeps = Pick<CoreDeps, "db"> & { vectorIndex: VectorIndex };
 
@@ -57,12 +56,8 @@ export async function rebuildVectorIndex(deps: SyncDeps, batch: number): Promise
   await drainVectorOutbox(deps, batch);
 }
 
-/**
- * Runs sync steps until the outbox is empty or another drain holds it. An in-process index follows
- * the outbox its own way (and is saved before the entries go): it drains itself.
- */
+/** Runs sync steps until the outbox is empty or another drain holds it. */
 export async function drainVectorOutbox(deps: SyncDeps, batch: number): Promise<void> {
-  if (deps.vectorIndex instanceof OutboxFollower) return deps.vectorIndex.drain();
   let progress: Awaited<ReturnType<typeof syncVectorIndexStep>>;
   do progress = await syncVectorIndexStep(deps, batch);
   while (!progress.busy && progress.pushed === batch);

@@ -1,7 +1,6 @@
 import type { VectorIndex } from "@als/vector";
 import { type BackgroundLoop, startBackgroundLoop } from "../background-loop.ts";
 import type { CoreDeps } from "../deps.ts";
-import { OutboxFollower } from "./outbox-follower.ts";
 import { drainVectorOutbox } from "./sync-vector-index.ts";
 
 /** How soon a change reaches the vector index, at most (plus the push). */
@@ -15,7 +14,5 @@ export type VectorSyncLoop = BackgroundLoop;
  * drain lock keeps processes apart). The embedded reconciler and the full-mode worker both run it.
  */
 export function startVectorSyncLoop(deps: Pick<CoreDeps, "db"> & { vectorIndex: VectorIndex }, onError: (error: unknown) => void): VectorSyncLoop {
-  const { vectorIndex } = deps;
-  const pass = vectorIndex instanceof OutboxFollower ? () => vectorIndex.tick() : () => drainVectorOutbox(deps, SYNC_BATCH);
-  return startBackgroundLoop(pass, SYNC_INTERVAL_MS, onError);
+  return startBackgroundLoop(() => drainVectorOutbox(deps, SYNC_BATCH), SYNC_INTERVAL_MS, onError);
 }

@@ -21,8 +21,11 @@ export interface ChangesSince {
 /**
  * Turns the change log on and waits (up to `waitMs`) until every transaction that began before it
  * was on has finished, so that from then on every change is either logged or visible in the tables.
+ * True when it was off (changes made until now were not logged).
  */
-export async function enableChangeLog(sql: Sql, waitMs: number): Promise<void> {
+export async function enableChangeLog(sql: Sql, waitMs: number): Promise<boolean> {
+  const [was] = await sql.query<{ on: boolean }>("SELECT change_log AS on FROM vector_sync");
+  if (was!.on) return false;
   const [row] = await sql.query<{ xid: string }>("UPDATE vector_sync SET change_log = true RETURNING pg_current_xact_id()::text AS xid");
   const enabledBy = BigInt(row!.xid);
   const deadline = Date.now() + waitMs;
@@ -30,6 +33,13 @@ export async function enableChangeLog(sql: Sql, waitMs: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`transactions older than the change log still run after ${waitMs} ms`);
     await sleep(50);
   }
+  return true;
+}
+
+/** Which database this is: a saved graph must not be read for another one. */
+export async function databaseIdentity(sql: Sql): Promise<string> {
+  const [row] = await sql.query<{ id: string }>("SELECT system_identifier::text AS id FROM pg_control_system()");
+  return row!.id;
 }
 
 /** The xmin of a snapshot taken now: a rebuild reads the tables after it, then follows the log from it. */

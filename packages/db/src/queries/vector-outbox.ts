@@ -48,29 +48,6 @@ export function oldestEntries(sql: Sql, limit: number): Promise<OutboxEntry[]> {
   return sql.query<OutboxEntry>("SELECT collection, org_id, project_id, row_id, change_seq FROM vector_outbox ORDER BY change_seq LIMIT $1", [limit]);
 }
 
-/**
- * The `limit` entries noted after change `seq`, in the order they were noted. Following the outbox by
- * this position is sound only where transactions cannot overlap (PGlite's one session): elsewhere a
- * transaction holding an earlier change_seq may commit after a later one was read.
- */
-export function entriesAfter(sql: Sql, seq: number, limit: number): Promise<OutboxEntry[]> {
-  return sql.query<OutboxEntry>(
-    "SELECT collection, org_id, project_id, row_id, change_seq FROM vector_outbox WHERE change_seq > $1 ORDER BY change_seq LIMIT $2",
-    [seq, limit],
-  );
-}
-
-/** Removes every entry noted up to change `seq` (a follower's saved position; see entriesAfter). */
-export async function removeThrough(sql: Sql, seq: number): Promise<void> {
-  await sql.query("DELETE FROM vector_outbox WHERE change_seq <= $1", [seq]);
-}
-
-/** Which database this is: a saved copy of its index must not be read for another one. */
-export async function databaseIdentity(sql: Sql): Promise<string> {
-  const [row] = await sql.query<{ id: string }>("SELECT system_identifier::text AS id FROM pg_control_system()");
-  return row!.id;
-}
-
 /** Removes the pushed entries, except those changed again since (their change_seq moved on). */
 export async function removePushed(sql: Sql, entries: OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;

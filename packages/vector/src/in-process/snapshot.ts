@@ -25,30 +25,36 @@ export interface Snapshot {
   partitions: { ref: PartitionRef; partition: Partition }[];
 }
 
+/** Where each partition's files were last written or read: an unchanged partition links them into the next save. */
+const filesOf = new WeakMap<Partition, string>();
+const FILE_EXTENSIONS = [".usearch", ".f32", ".json"];
+let saves = 0;
+
 /**
- * The index on disk: each save is a new generation directory holding every partition (a graph file
- * and a points file each; an unchanged partition is hard-linked from the generation before) and a
- * manifest, and becomes the snapshot when the CURRENT file, renamed into place, names it. A process
- * killed in the middle leaves the generation before as the snapshot.
+ * The index on disk: each save is a new generation directory holding every partition (a graph
+ * file, its vectors and its points each; a partition unchanged since it was last saved or loaded
+ * links its files from there) and a manifest, and becomes the snapshot when the CURRENT file,
+ * renamed into place, names it. A process killed in the middle leaves the generation before as the
+ * snapshot.
  */
 export function saveSnapshot(directory: string, meta: unknown, partitions: { ref: PartitionRef; partition: Partition }[]): void {
   mkdirSync(directory, { recursive: true });
-  const previousGeneration = currentGeneration(directory);
-  const previous =
-    previousGeneration === null ? null : { path: join(directory, previousGeneration), manifest: readManifest(join(directory, previousGeneration)) };
-  const generation = `gen-${Date.now()}-${process.pid}`;
+  const generation = `gen-${Date.now()}-${process.pid}-${saves++}`;
   const target = join(directory, generation);
   mkdirSync(target);
   const manifest: Manifest = { version: SNAPSHOT_VERSION, meta, partitions: [] };
   for (const [n, { ref, partition }] of partitions.entries()) {
-    const file = `${ref.collection}-${n}`;
-    const reused = !partition.dirty && previous !== null && reuseFiles(previous, target, file, ref);
-    if (!reused) {
-      const { points, vectors } = partition.save(join(target, `${file}.usearch`));
-      writeFileSync(join(target, `${file}.f32`), vectors);
-      writeFileSync(join(target, `${file}.json`), JSON.stringify(points));
+    const file = join(target, `${ref.collection}-${n}`);
+    const before = filesOf.get(partition);
+    if (!partition.dirty && before !== undefined && FILE_EXTENSIONS.every((extension) => existsSync(`${before}${extension}`))) {
+      for (const extension of FILE_EXTENSIONS) linkSync(`${before}${extension}`, `${file}${extension}`);
+    } else {
+      const { points, vectors } = partition.save(`${file}.usearch`);
+      writeFileSync(`${file}.f32`, vectors);
+      writeFileSync(`${file}.json`, JSON.stringify(points));
     }
-    manifest.partitions.push({ ...ref, file, size: partition.size });
+    filesOf.set(partition, file);
+    manifest.partitions.push({ ...ref, file: `${ref.collection}-${n}`, size: partition.size });
   }
   writeDurably(join(target, "manifest.json"), JSON.stringify(manifest));
   writeDurably(join(directory, `${CURRENT}.tmp`), generation);
@@ -71,7 +77,9 @@ export function loadSnapshot(directory: string): Snapshot | null {
       // Copied out of the file's buffer, which need not start at a multiple of 4 bytes.
       const bytes = readFileSync(join(source, `${file}.f32`));
       const vectors = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      return { ref: { collection, scope }, partition: Partition.load(join(source, `${file}.usearch`), saved, vectors) };
+      const partition = Partition.load(join(source, `${file}.usearch`), saved, vectors);
+      filesOf.set(partition, join(source, file));
+      return { ref: { collection, scope }, partition };
     }),
   };
 }
@@ -83,16 +91,6 @@ function readManifest(generationPath: string): Manifest {
 function currentGeneration(directory: string): string | null {
   const pointer = join(directory, CURRENT);
   return existsSync(pointer) ? readFileSync(pointer, "utf8").trim() : null;
-}
-
-/** Links the previous generation's files of the same partition into the new one; false when it had none. */
-function reuseFiles(from: { path: string; manifest: Manifest }, to: string, file: string, ref: PartitionRef): boolean {
-  const before = from.manifest.partitions.find(
-    (p) => p.collection === ref.collection && p.scope.orgId === ref.scope.orgId && p.scope.projectId === ref.scope.projectId,
-  );
-  if (!before) return false;
-  for (const extension of [".usearch", ".f32", ".json"]) linkSync(join(from.path, `${before.file}${extension}`), join(to, `${file}${extension}`));
-  return true;
 }
 
 function writeDurably(path: string, text: string): void {
