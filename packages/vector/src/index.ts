@@ -11,6 +11,9 @@
  * vector_outbox (migration 0012), and syncVectorIndexStep in packages/core pushes the rows' current
  * state and removes what it pushed; since it reads the rows again, re-pushing is harmless, and the
  * whole index can be rebuilt by noting every row.
+ *
+ * InProcessVectorIndex keeps the graphs inside the API process instead (VECTOR_INDEX=in-process);
+ * ChangeLogFollower in packages/core keeps it in step through the change log of migration 0036.
  */
 
 export * from "./collections.ts";
