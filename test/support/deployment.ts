@@ -15,6 +15,8 @@ export interface Deployment {
   exited(): Promise<void>;
   /** SIGKILL to every process: nothing is flushed or finished. */
   kill(): Promise<void>;
+  /** SIGTERM to every process: each stops gracefully; the storage stays for the next start. */
+  stop(): Promise<void>;
   /** Stops the processes and removes the storage. */
   close(): Promise<void>;
   post(path: string, body: object): Promise<{ status: number; body: any }>;
@@ -56,6 +58,7 @@ export async function startableDeployment(name: string, env: Record<string, stri
       await until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.ok ? true : undefined), 60_000);
     },
     kill: () => stop("SIGKILL"),
+    stop: () => stop("SIGTERM"),
     // Embedded: the server runs the durable work; full: the worker (the last process) does.
     exited: async () => void (await processes.at(-1)!.exited),
     async close() {
