@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ChangeLogFollower, loadSettings } from "@als/core";
 import { vectorChangeLog } from "@als/db";
+import { PgVectorIndex, type PointRef } from "@als/vector";
 import { testMode } from "../../../test/support/database.ts";
 import { addAgentPlaybooks } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -117,6 +118,32 @@ describe("the change-log vector index (full mode's API processes)", () => {
     expect(await svc.db.query("SELECT 1 FROM vector_changes")).toEqual([]);
     await first.catchUp();
     expect((await searchWith(first, "prune me")).length).toBeGreaterThan(0);
+  });
+});
+
+describe("reading every point page by page (a rebuild)", () => {
+  test("pages in key order cover every row with a vector once, for numeric and text ids", async () => {
+    await svc.call("POST", "/api/add_user_profile", {
+      user_profiles: ["a", "b", "c"].map((n) => ({ user_id: "paged", profile_id: `paged-${n}`, content: `Likes colour ${n}` })),
+    });
+    const record = new PgVectorIndex(svc.db);
+    for (const collection of ["agent_playbooks", "profiles"] as const) {
+      const paged: string[] = [];
+      for (let after: PointRef | null = null; ; ) {
+        const page = await record.readPointsAfter(collection, after, 2);
+        paged.push(...page.map((point) => point.id));
+        if (page.length < 2) break;
+        after = page[page.length - 1]!;
+      }
+      const table =
+        collection === "profiles"
+          ? "profiles WHERE embedding IS NOT NULL ORDER BY org_id, project_id, profile_id"
+          : "agent_playbooks WHERE embedding IS NOT NULL ORDER BY agent_playbook_id";
+      const idColumn = collection === "profiles" ? "profile_id" : "agent_playbook_id";
+      const all = await svc.db.query<{ id: string }>(`SELECT ${idColumn}::text AS id FROM ${table}`);
+      expect(all.length).toBeGreaterThan(2);
+      expect(paged).toEqual(all.map((row) => row.id));
+    }
   });
 });
 

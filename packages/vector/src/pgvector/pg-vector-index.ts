@@ -74,20 +74,19 @@ export class PgVectorIndex implements VectorIndex {
   }
 
   /**
-   * Up to `limit` points of every row with a vector, in the order of (org, project, id), after the
-   * point `after` (a rebuild pages through the whole table with it).
+   * Up to `limit` points of every row with a vector, in the order of the table's primary key, after
+   * the point `after` (a rebuild pages through the whole table with it). Numeric ids are unique in
+   * their table and are its whole key; a profile's id is unique within its project.
    */
   async readPointsAfter(collection: Collection, after: PointRef | null, limit: number): Promise<VectorPoint[]> {
     const { table, idColumn, idType } = TABLES[collection];
-    const past = after
-      ? `AND (${table}.org_id, ${table}.project_id, ${idColumn}) > ($1::text, $2::text, $3::text::${idType})`
-      : "AND $1::text IS NULL AND $2::text IS NULL AND $3::text IS NULL";
-    return this.pointsOf(collection, `WHERE embedding IS NOT NULL ${past} ORDER BY ${table}.org_id, ${table}.project_id, ${idColumn} LIMIT $4`, [
-      after?.scope.orgId ?? null,
-      after?.scope.projectId ?? null,
-      after?.id ?? null,
-      limit,
-    ]);
+    const params = new Params();
+    const key = idType === "int8" ? [idColumn] : [`${table}.org_id`, `${table}.project_id`, idColumn];
+    const start = after && (idType === "int8" ? [after.id] : [after.scope.orgId, after.scope.projectId, after.id]);
+    const past = start
+      ? ` AND (${key.join(", ")}) > (${start.map((value, i) => `${params.add(value)}::${i === start.length - 1 ? idType : "text"}`).join(", ")})`
+      : "";
+    return this.pointsOf(collection, `WHERE embedding IS NOT NULL${past} ORDER BY ${key.join(", ")} LIMIT ${params.add(limit)}`, params.values);
   }
 
   /** The points of the rows of `collection` that `rest` (joins, WHERE, ORDER BY; SQL over its table) selects. */
