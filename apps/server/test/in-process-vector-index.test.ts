@@ -81,10 +81,16 @@ describe("the in-process vector index, saved and followed", () => {
     }
   });
 
-  test("leaves one user's search to the database, and interactions too", () => {
+  test("answers one user's search like the database, and leaves one request's and interactions to it", async () => {
     const scope = { orgId: "o", projectId: "p" };
-    expect(follower.serves("user_playbooks", { scope, must: [{ key: "user_id", equals: "ivy" }] })).toBe(false);
+    expect(follower.serves("user_playbooks", { scope, must: [{ key: "user_id", equals: "ivy" }] })).toBe(true);
+    expect(follower.serves("user_playbooks", { scope, must: [{ key: "request_id", equals: "r-1" }] })).toBe(false);
     expect(follower.serves("interactions", { scope, must: [] })).toBe(false);
+    for (const search_mode of ["vector", "hybrid"]) {
+      const { inSql, viaIndex } = await bothPaths("/api/search_user_playbooks", { query: "refund", user_id: "ivy", threshold: 0, search_mode });
+      expect(userPlaybookIds(viaIndex)).toEqual(userPlaybookIds(inSql));
+      expect(userPlaybookIds(inSql).length).toBe(1);
+    }
   });
 
   test("a search sees every write that committed before it, with no background pass in between", async () => {

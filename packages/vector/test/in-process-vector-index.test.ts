@@ -1,7 +1,8 @@
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { InProcessVectorIndex } from "../src/index.ts";
+import { type Condition, InProcessVectorIndex } from "../src/index.ts";
 import { vectorIndexContract } from "./vector-index.contract.ts";
 
 vectorIndexContract("InProcessVectorIndex", async () => {
@@ -36,4 +37,49 @@ vectorIndexContract("InProcessVectorIndex restored from its snapshot", async () 
     close: async () => rmSync(directory, { recursive: true, force: true }),
   };
   return subject;
+});
+
+describe("InProcessVectorIndex beyond the exact-comparison size", () => {
+  const scope = { orgId: "big", projectId: "main" };
+  const random = (() => {
+    let state = 42;
+    return () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+  })();
+  const points = Array.from({ length: 3000 }, (_, n) => ({
+    scope,
+    id: `p${n}`,
+    vector: Array.from({ length: 384 }, random),
+    payload: { user_id: `user-${n % 30}`, status: n % 2 ? "CURRENT" : "ARCHIVED", embedding_model: "m" },
+  }));
+  const cosine = (a: number[], b: number[]) => {
+    let dot = 0;
+    let na = 0;
+    let nb = 0;
+    for (let i = 0; i < a.length; i++) {
+      dot += a[i]! * b[i]!;
+      na += a[i]! ** 2;
+      nb += b[i]! ** 2;
+    }
+    return dot / Math.sqrt(na * nb);
+  };
+  const exactTop = (query: number[], keep: (point: (typeof points)[number]) => boolean, k: number) =>
+    points
+      .filter(keep)
+      .map((point) => ({ id: point.id, similarity: cosine(query, point.vector) }))
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, k)
+      .map((hit) => hit.id);
+
+  test("one user's search compares that user's points exactly; a filter passing half still finds the nearest", async () => {
+    const index = new InProcessVectorIndex({ collections: ["profiles"] });
+    await index.upsert("profiles", points);
+    const query = points[7]!.vector.map((value, i) => value + (i % 7) * 0.01);
+    const search = (must: Condition[]) =>
+      index.search("profiles", { vector: query, filter: { scope, must: [{ key: "embedding_model", equals: "m" }, ...must] }, topK: 10 });
+    const mine = await search([{ key: "user_id", equals: "user-7" }]);
+    expect(mine.map((hit) => hit.id)).toEqual(exactTop(query, (point) => point.payload.user_id === "user-7", 10));
+    const current = await search([{ key: "status", anyOf: ["CURRENT"] }]);
+    expect(current.map((hit) => hit.id)[0]).toBe(exactTop(query, (point) => point.payload.status === "CURRENT", 1)[0]);
+    expect(current.every((hit) => Number(hit.id.slice(1)) % 2 === 1)).toBe(true);
+  });
 });

@@ -5,11 +5,11 @@ import { payloadPasses } from "./payload-filter.ts";
 import { loadSnapshot, type PartitionRef, saveSnapshot } from "./snapshot.ts";
 
 /**
- * Filters that name one user or request pass a few points of a project: PostgreSQL finds those rows
- * through their B-tree index and compares every one (exact), where the graph would be walked for
- * neighbours that are nearly all filtered out.
+ * Filters that name one request pass a few points of a project: PostgreSQL finds those rows through
+ * their B-tree index and compares every one (exact), where the graph would be walked for neighbours
+ * that are nearly all filtered out. One user's points are compared here, exactly (Partition).
  */
-const SELECTIVE_KEYS = new Set(["user_id", "request_id", "generated_from_request_id"]);
+const SELECTIVE_KEYS = new Set(["request_id", "generated_from_request_id"]);
 
 export interface InProcessSettings {
   /** The collections it holds; points of others are not kept, and their searches are left to PostgreSQL. */
@@ -75,7 +75,13 @@ export class InProcessVectorIndex implements VectorIndex {
     for (const condition of query.filter.must) checkPayloadKey(collection, condition.key);
     const entry = this.partitions.get(partitionKey(collection, query.filter.scope));
     if (!entry) return [];
-    return entry.partition.search(query.vector, query.topK, query.threshold, (payload) => payloadPasses(payload, query.filter.must));
+    const user = query.filter.must.find((condition) => condition.key === "user_id" && "equals" in condition);
+    return entry.partition.search(query.vector, {
+      topK: query.topK,
+      threshold: query.threshold,
+      passes: (payload) => payloadPasses(payload, query.filter.must),
+      user: user && "equals" in user ? String(user.equals) : undefined,
+    });
   }
 
   /** Saves every partition (rewriting only the changed ones) with `meta`, returned by the next start's `restoredMeta`. */

@@ -40,6 +40,8 @@ export class Partition {
   private readonly graph = new Index({ dimensions: DIMENSIONS, metric: MetricKind.Cos, quantization: ScalarKind.F16, multi: false, ...GRAPH });
   private readonly keyOfId = new Map<string, number>();
   private readonly pointOfKey = new Map<number, StoredPoint>();
+  /** The keys of each user's points (payload user_id): one user's search compares just those. */
+  private readonly keysOfUser = new Map<string, Set<number>>();
   private nextKey = 0;
   /** Changed since it was last saved. */
   dirty = false;
@@ -57,8 +59,7 @@ export class Partition {
       const key = this.nextKey++;
       keys[i] = BigInt(key);
       vectors.set(point.vector, i * DIMENSIONS);
-      this.keyOfId.set(point.id, key);
-      this.pointOfKey.set(key, { id: point.id, payload: point.payload, unit: unitOf(point.vector) });
+      this.remember(key, { id: point.id, payload: point.payload, unit: unitOf(point.vector) });
     }
     // 0: as many threads as the machine has; a large batch (a rebuild) is what they speed up.
     this.graph.add(keys, vectors, 0);
@@ -70,6 +71,8 @@ export class Partition {
       const key = this.keyOfId.get(id);
       if (key === undefined) continue;
       this.graph.remove(BigInt(key));
+      const user = this.pointOfKey.get(key)!.payload.user_id;
+      if (typeof user === "string") this.keysOfUser.get(user)?.delete(key);
       this.keyOfId.delete(id);
       this.pointOfKey.delete(key);
       this.dirty = true;
@@ -83,9 +86,21 @@ export class Partition {
    * points, or points its walk cannot reach), every point is compared: a filter costs time, never
    * results.
    */
-  search(vector: readonly number[], topK: number, threshold: number | undefined, passes: (payload: StoredPoint["payload"]) => boolean): VectorHit[] {
+  search(
+    vector: readonly number[],
+    options: { topK: number; threshold: number | undefined; passes: (payload: StoredPoint["payload"]) => boolean; user?: string | undefined },
+  ): VectorHit[] {
+    const { topK, threshold, passes, user } = options;
     const query = unitOf(vector);
-    if (this.size < EXACT_BELOW) return this.compareEvery(query, topK, threshold, passes);
+    if (user !== undefined)
+      return this.compare(
+        [...(this.keysOfUser.get(user) ?? [])].map((key) => this.pointOfKey.get(key)!),
+        query,
+        topK,
+        threshold,
+        passes,
+      );
+    if (this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
     for (let k = Math.max(4 * topK, 64); k < this.size; k *= 4) {
       const found = this.graph.search(query, k, 1);
       const hits: VectorHit[] = [];
@@ -101,17 +116,34 @@ export class Partition {
       if (kept.length >= topK || (threshold !== undefined && farthest <= threshold)) return kept.slice(0, topK);
       if (found.keys.length < k) break;
     }
-    return this.compareEvery(query, topK, threshold, passes);
+    return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
   }
 
-  private compareEvery(query: Float32Array, topK: number, threshold: number | undefined, passes: (payload: StoredPoint["payload"]) => boolean): VectorHit[] {
+  /** The `topK` of `points` passing the filter, by their exact similarity. */
+  private compare(
+    points: Iterable<StoredPoint>,
+    query: Float32Array,
+    topK: number,
+    threshold: number | undefined,
+    passes: (payload: StoredPoint["payload"]) => boolean,
+  ): VectorHit[] {
     const hits: VectorHit[] = [];
-    for (const point of this.pointOfKey.values()) {
+    for (const point of points) {
       if (!passes(point.payload)) continue;
       const similarity = dot(query, point.unit);
       if (threshold === undefined || similarity > threshold) hits.push({ id: point.id, similarity });
     }
     return hits.sort((a, b) => b.similarity - a.similarity).slice(0, topK);
+  }
+
+  private remember(key: number, point: StoredPoint): void {
+    this.keyOfId.set(point.id, key);
+    this.pointOfKey.set(key, point);
+    const user = point.payload.user_id;
+    if (typeof user !== "string") return;
+    let keys = this.keysOfUser.get(user);
+    if (!keys) this.keysOfUser.set(user, (keys = new Set()));
+    keys.add(key);
   }
 
   /** Writes the graph to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
@@ -133,8 +165,7 @@ export class Partition {
     partition.nextKey = saved.nextKey;
     if (vectors.length !== saved.points.length * DIMENSIONS) throw new Error(`${graphPath}: ${saved.points.length} points, ${vectors.length} vector values`);
     for (const [n, [key, id, payload]] of saved.points.entries()) {
-      partition.keyOfId.set(id, key);
-      partition.pointOfKey.set(key, { id, payload, unit: vectors.subarray(n * DIMENSIONS, (n + 1) * DIMENSIONS) });
+      partition.remember(key, { id, payload, unit: vectors.subarray(n * DIMENSIONS, (n + 1) * DIMENSIONS) });
     }
     if (partition.graph.size() !== partition.size) throw new Error(`graph ${graphPath} holds ${partition.graph.size()} points, its list ${partition.size}`);
     return partition;
