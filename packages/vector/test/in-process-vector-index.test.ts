@@ -43,7 +43,10 @@ describe("InProcessVectorIndex beyond the exact-comparison size", () => {
   const scope = { orgId: "big", projectId: "main" };
   const random = (() => {
     let state = 42;
-    return () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    return () => {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      return (state / 2 ** 31) * 2 - 1;
+    };
   })();
   const points = Array.from({ length: 3000 }, (_, n) => ({
     scope,

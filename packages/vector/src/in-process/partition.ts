@@ -141,9 +141,9 @@ export class Partition {
     this.pointOfKey.set(key, point);
     const user = point.payload.user_id;
     if (typeof user !== "string") return;
-    let keys = this.keysOfUser.get(user);
-    if (!keys) this.keysOfUser.set(user, (keys = new Set()));
-    keys.add(key);
+    const keys = this.keysOfUser.get(user);
+    if (keys) keys.add(key);
+    else this.keysOfUser.set(user, new Set([key]));
   }
 
   /** Writes the graph to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
