@@ -92,31 +92,29 @@ export class Partition {
   ): VectorHit[] {
     const { topK, threshold, passes, user } = options;
     const query = unitOf(vector);
-    if (user !== undefined)
-      return this.compare(
-        [...(this.keysOfUser.get(user) ?? [])].map((key) => this.pointOfKey.get(key)!),
-        query,
-        topK,
-        threshold,
-        passes,
-      );
+    if (user !== undefined) return this.compare(this.pointsOfUser(user), query, topK, threshold, passes);
     if (this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
     for (let k = Math.max(4 * topK, 64); k < this.size; k *= 4) {
       const found = this.graph.search(query, k, 1);
-      const hits: VectorHit[] = [];
-      for (const key of found.keys) {
-        const point = this.pointOfKey.get(Number(key));
-        if (point === undefined || !passes(point.payload)) continue;
-        hits.push({ id: point.id, similarity: dot(query, point.unit) });
-      }
-      hits.sort((a, b) => b.similarity - a.similarity);
-      const kept = threshold === undefined ? hits : hits.filter((hit) => hit.similarity > threshold);
-      // Every hit beyond the last neighbour returned is further than it: enough, or past the threshold.
+      const kept = this.compare(this.pointsOfKeys(found.keys), query, topK, threshold, passes);
+      // Every point beyond the last neighbour returned is further than it: enough, or past the threshold.
       const farthest = found.distances.length > 0 ? 1 - found.distances[found.distances.length - 1]! : -1;
-      if (kept.length >= topK || (threshold !== undefined && farthest <= threshold)) return kept.slice(0, topK);
+      if (kept.length >= topK || (threshold !== undefined && farthest <= threshold)) return kept;
       if (found.keys.length < k) break;
     }
     return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
+  }
+
+  private *pointsOfUser(user: string): Iterable<StoredPoint> {
+    for (const key of this.keysOfUser.get(user) ?? []) yield this.pointOfKey.get(key)!;
+  }
+
+  /** The points the graph returned, leaving out keys removed since (the graph may still name them). */
+  private *pointsOfKeys(keys: BigUint64Array): Iterable<StoredPoint> {
+    for (const key of keys) {
+      const point = this.pointOfKey.get(Number(key));
+      if (point) yield point;
+    }
   }
 
   /** The `topK` of `points` passing the filter, by their exact similarity. */
