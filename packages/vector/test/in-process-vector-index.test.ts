@@ -86,3 +86,21 @@ describe("InProcessVectorIndex beyond the exact-comparison size", () => {
     expect(current.every((hit) => Number(hit.id.slice(1)) % 2 === 1)).toBe(true);
   });
 });
+
+test("a cleared index counts as changed, so its next save drops what the last one held", async () => {
+  const directory = mkdtempSync(join(tmpdir(), "in-process-clear-"));
+  try {
+    const scope = { orgId: "o", projectId: "p" };
+    const index = new InProcessVectorIndex({ collections: ["profiles"], directory });
+    await index.upsert("profiles", [{ scope, id: "gone", vector: new Array(384).fill(0.1), payload: { embedding_model: "m" } }]);
+    index.checkpoint({});
+    expect(index.changed).toBe(false);
+    index.clear();
+    expect(index.changed).toBe(true);
+    index.checkpoint({});
+    const reopened = new InProcessVectorIndex({ collections: ["profiles"], directory });
+    expect(await reopened.search("profiles", { vector: new Array(384).fill(0.1), filter: { scope, must: [] }, topK: 5 })).toEqual([]);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});

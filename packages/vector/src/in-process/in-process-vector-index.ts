@@ -29,6 +29,8 @@ export class InProcessVectorIndex implements VectorIndex {
   private readonly partitions = new Map<string, { ref: PartitionRef; partition: Partition }>();
   private readonly held: ReadonlySet<Collection>;
   private restored = false;
+  /** Cleared since the last checkpoint: the save on disk holds points this index no longer has. */
+  private cleared = false;
   /** What the last snapshot was saved with (see checkpoint), or null when none was loaded. */
   readonly restoredMeta: unknown = null;
 
@@ -51,6 +53,7 @@ export class InProcessVectorIndex implements VectorIndex {
   clear(): void {
     this.partitions.clear();
     this.restored = false;
+    this.cleared = true;
   }
 
   serves(collection: Collection, filter: VectorFilter): boolean {
@@ -87,10 +90,12 @@ export class InProcessVectorIndex implements VectorIndex {
   checkpoint(meta: unknown): void {
     if (!this.settings.directory) return;
     saveSnapshot(this.settings.directory, meta, [...this.partitions.values()]);
+    this.cleared = false;
   }
 
   /** Whether anything changed since the last checkpoint. */
   get changed(): boolean {
+    if (this.cleared) return true;
     for (const { partition } of this.partitions.values()) if (partition.dirty) return true;
     return false;
   }
