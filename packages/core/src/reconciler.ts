@@ -27,7 +27,6 @@ import { type LearningStepOutcome, runLearningStep } from "./learning/learning-s
 import { runOutcomeInferenceStep } from "./outcomes/infer-session-outcome.ts";
 import { type ReembedProgress, reembedStaleRowsStep } from "./reembed-stale-rows.ts";
 import { startDocumentExpansionLoop } from "./search/document-expansion-loop.ts";
-import { ChangeLogFollower } from "./vector-sync/change-log-follower.ts";
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
@@ -98,9 +97,8 @@ export class Reconciler {
   ) {
     this.timer = setInterval(() => this.poke(), WAKE_CHECK_MS);
     this.timer.unref?.();
-    // An in-process index follows the change log on its own.
-    if (deps.vectorIndex && !(deps.vectorIndex instanceof ChangeLogFollower))
-      this.vectorSync = startVectorSyncLoop({ db: deps.db, vectorIndex: deps.vectorIndex }, onError);
+    // An index with a drain of its own (the in-process graph) follows the record by itself.
+    if (deps.vectorIndex && !deps.vectorIndex.drain) this.vectorSync = startVectorSyncLoop({ db: deps.db, vectorIndex: deps.vectorIndex }, onError);
     if (deps.llm) this.documentExpansion = startDocumentExpansionLoop({ ...deps, llm: deps.llm }, onError);
   }
 

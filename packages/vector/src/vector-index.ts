@@ -65,6 +65,11 @@ export interface VectorIndex {
    * index does not hold, or a filter that passes few points). Absent: it serves every search.
    */
   serves?(collection: Collection, filter: VectorFilter): boolean;
+  /**
+   * Present on an index that follows the record on its own (the in-process graph): takes in every
+   * change committed so far and saves itself. Absent: drains of the vector outbox push into it.
+   */
+  drain?(): Promise<void>;
   /** The nearest points passing the filter, nearest first. */
   search(collection: Collection, query: VectorQuery): Promise<VectorHit[]>;
 }

@@ -3,7 +3,6 @@ import type { CoreDeps } from "../deps.ts";
 import { crashAt } from "../durable/crash-at.ts";
 import { settleFailure } from "../durable/failure-policy.ts";
 import { LeaseLost, outcomeOfRun, type StepOutcome } from "../durable/step-outcome.ts";
-import { ChangeLogFollower } from "../vector-sync/change-log-follower.ts";
 import { drainVectorOutbox } from "../vector-sync/sync-vector-index.ts";
 
 /** Long enough for the largest single delete; a step extends it as it commits. */
@@ -120,9 +119,8 @@ async function deleteSubjectRows(deps: CoreDeps, scope: Scope, purge: PurgeCurso
 
 async function checkNothingRemains(deps: CoreDeps, scope: Scope, purge: PurgeCursor): Promise<void> {
   const mark = purge.progress.outbox_mark ?? 0;
-  // An in-process index takes in the deletes and saves itself, so no save on disk keeps the subject's points.
-  if (deps.vectorIndex instanceof ChangeLogFollower) await deps.vectorIndex.drain();
-  else if (deps.vectorIndex && (await subjectData.countUnpushedChanges(deps.db, scope, mark)) > 0) {
+  // An in-process index drains itself: it takes in the deletes and saves itself, so no save on disk keeps the subject's points.
+  if (deps.vectorIndex && (deps.vectorIndex.drain || (await subjectData.countUnpushedChanges(deps.db, scope, mark)) > 0)) {
     await drainVectorOutbox({ db: deps.db, vectorIndex: deps.vectorIndex }, DRAIN_BATCH);
   }
   const unpushed = await subjectData.countUnpushedChanges(deps.db, scope, mark);

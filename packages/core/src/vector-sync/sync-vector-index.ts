@@ -56,8 +56,9 @@ export async function rebuildVectorIndex(deps: SyncDeps, batch: number): Promise
   await drainVectorOutbox(deps, batch);
 }
 
-/** Runs sync steps until the outbox is empty or another drain holds it. */
+/** Runs sync steps until the outbox is empty or another drain holds it; an index that follows the record on its own drains itself. */
 export async function drainVectorOutbox(deps: SyncDeps, batch: number): Promise<void> {
+  if (deps.vectorIndex.drain) return deps.vectorIndex.drain();
   let progress: Awaited<ReturnType<typeof syncVectorIndexStep>>;
   do progress = await syncVectorIndexStep(deps, batch);
   while (!progress.busy && progress.pushed === batch);
