@@ -8,7 +8,11 @@
  *   bun bench/publish.ts [--mode embedded|full|both] [--concurrency 1,16] [--extraction excluded,included]
  *     [--requests 300] [--warmup 6] [--users 50] [--per-session 4] [--max-row-seconds 20]
  *     [--padding-words 0] [--input-budget <tokens; default: the project default>] [--pairs-per-request 1]
- *     [--postgres-url <server url; default: bash infra/postgres.sh url>]
+ *     [--postgres-url <server url; default: bash infra/postgres.sh url>] [--signals none|temporal]
+ *
+ * --signals temporal (excluded rows): deps.scheduleLearning sends the learning workflow's signals to
+ * the Temporal server of `bash infra/temporal.sh address` as the full-mode service does
+ * (learningSignalsTo in apps/server/src/compose.ts), on a task queue of the row's own with no worker.
  *
  * --padding-words appends that many words (a pasted log) to every user turn, so windows outgrow the
  * input budget; included rows report the LLM tokens per learned request either way.
@@ -23,8 +27,10 @@ import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { type CoreDeps, Reconciler, systemClock } from "@als/core";
 import { type Database, openDatabase, type StorageOptions } from "@als/db";
+import { Client, Connection } from "@temporalio/client";
 import postgres from "postgres";
 import { buildApp } from "../apps/server/src/app.ts";
+import { learningSignalsTo } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import type { FakeLlmReply, FakeLlmRequest } from "../test/support/llm-server.ts";
 import { scriptedReply, startScriptedLlm } from "../test/support/scripted-llm.ts";
@@ -57,6 +63,7 @@ function options() {
       "padding-words": { type: "string", default: "0" },
       "pairs-per-request": { type: "string", default: "1" },
       "input-budget": { type: "string" },
+      signals: { type: "string", default: "none" },
     },
     strict: true,
   });
@@ -69,6 +76,7 @@ function options() {
   for (const item of extractions) if (item !== "excluded" && item !== "included") throw new Error(`--extraction: ${item} is not one of excluded, included`);
   const users = integerOption("users", values.users, 1);
   const concurrencies = values.concurrency.split(",").map((item) => integerOption("concurrency", item.trim(), 1));
+  if (values.signals !== "none" && values.signals !== "temporal") throw new Error(`--signals: ${values.signals} is not one of none, temporal`);
   for (const c of concurrencies) if (c > users) throw new Error(`--concurrency ${c} exceeds --users ${users}: each client owns its own users`);
   return {
     modes,
@@ -83,6 +91,7 @@ function options() {
     postgresUrl: values["postgres-url"],
     paddingWords: integerOption("padding-words", values["padding-words"], 0),
     inputBudget: values["input-budget"] === undefined ? undefined : integerOption("input-budget", values["input-budget"], 1),
+    signals: values.signals as "none" | "temporal",
   };
 }
 
@@ -107,6 +116,14 @@ function benchReply(request: FakeLlmRequest): FakeLlmReply {
 }
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+/** The Temporal dev server's address (infra/temporal.sh). */
+function temporalAddress(): string {
+  const result = Bun.spawnSync(["bash", `${ROOT}/infra/temporal.sh`, "address"], { stdout: "pipe", stderr: "pipe" });
+  const address = result.stdout.toString().trim();
+  if (result.exitCode !== 0 || !address) throw new Error(`bash infra/temporal.sh address failed (${result.exitCode}): ${result.stderr.toString().trim()}`);
+  return address;
+}
 
 /** The server URL of infra/postgres.sh (any database on it: the bench creates and drops its own). */
 function postgresServerUrl(): string {
@@ -187,8 +204,10 @@ interface RowResult {
   /** Included rows: tokens of the LLM calls during the timed requests (llm_usage; the scripted server counts words). */
   llmTokens: { input: number; output: number };
   reconcilerErrors: number;
-  /** Included rows: time from the last response until the reconciler was idle. */
+  /** Included rows: time from the last response until the reconciler was idle; with Temporal signals, until every signal was sent. */
   drainMillis: number;
+  /** With --signals temporal: learning signals sent during the row (warm-up included). */
+  signalsSent: number;
 }
 
 interface PublishResponse {
@@ -217,6 +236,8 @@ async function runRow(
     deps.scheduleLearning = (scope, userId) => reconciler!.wakeUser(scope, userId);
     deps.scheduleAggregation = () => reconciler!.poke();
   }
+  const temporal = !included && opts.signals === "temporal" ? await Connection.connect({ address: temporalAddress() }) : undefined;
+  const signals = temporal && learningSignalsTo(new Client({ connection: temporal }), `bench-publish-${crypto.randomUUID()}`, deps, createLogger("error"));
   const app = buildApp({ deps, log: createLogger("error"), mode });
   const path = `/api/publish_interaction${included ? "?wait_for_response=true" : ""}`;
 
@@ -304,7 +325,10 @@ async function runRow(
     const t = performance.now();
     reconciler?.stop();
     await reconciler?.idle();
-    const drainMillis = included ? performance.now() - t : 0;
+    const unsent = await signals?.close(60_000);
+    const signalsSent = signals?.sent ?? 0;
+    if (unsent) throw new Error(`${unsent} learning signals not sent within 60 s of the row's end`);
+    const drainMillis = included || signals ? performance.now() - t : 0;
     const llmAfter = llmCallCounts(shared.llm);
     const tokensAfter = await llmTokens();
     const llmCalls = Object.fromEntries(Object.entries(llmAfter).map(([schema, count]) => [schema, count - (llmBefore[schema] ?? 0)]));
@@ -323,10 +347,13 @@ async function runRow(
       llmTokens: { input: tokensAfter.input - tokensBefore.input, output: tokensAfter.output - tokensBefore.output },
       reconcilerErrors: reconcilerErrors.length,
       drainMillis,
+      signalsSent,
     };
   } finally {
     reconciler?.stop();
     await reconciler?.idle();
+    await signals?.close(0);
+    await temporal?.close();
     await fresh.drop();
   }
 }
@@ -424,7 +451,7 @@ function report(input: {
     "",
     "Columns:",
     "- mode: embedded = PGlite in process; full = PostgreSQL server. Learning runs on the in-process Reconciler in both (as test/support/service.ts wires it), not on the Temporal worker.",
-    "- extraction: excluded = no LLM and no orchestrator (deps.scheduleLearning not wired, no Reconciler): the publish path alone (validation and one transaction; the interactions' vectors are left to the learning step, which does not run here), no wait; " +
+    `- extraction: excluded = no LLM and no orchestrator (${opts.signals === "temporal" ? "deps.scheduleLearning sends Temporal signals as the full-mode service does, see the signals column" : "deps.scheduleLearning not wired"}, no Reconciler): the publish path alone (validation and one transaction; the interactions' vectors are left to the learning step, which does not run here), no wait; ` +
       "included = deps.llm is the real OpenAI-compatible client pointed at the scripted LLM server on 127.0.0.1 (test/support/scripted-llm.ts; same process, answers at once; " +
       "about half of its profile extractions word a fact differently, so restatements reach the deduplication call and merges), the Reconciler is wired, and each request " +
       "uses ?wait_for_response=true, so it returns once its window was extracted (profiles and playbooks), deduplicated and committed.",
@@ -436,11 +463,12 @@ function report(input: {
       "(at about 0, 10, 30, 70, 150, 310, 560 ms …), so an included latency is rounded up to the next check.",
     "- mean ms: mean latency of one request.",
     '- done: included rows, responses with learning_status "done" (the rest "deferred").',
+    "- signals: with --signals temporal, how many learning signals were sent (after each answer, coalesced per user; warm-up included) and how long after the row's last answer the last one was.",
     "",
   );
   out.push(
     markdownTable(
-      ["mode", "extraction", "c", "requests", "interactions/s", "requests/s", "p50 ms", "p95 ms", "mean ms", "done"],
+      ["mode", "extraction", "c", "requests", "interactions/s", "requests/s", "p50 ms", "p95 ms", "mean ms", "done", "signals"],
       rows.map((r) => {
         const perSecond = (count: number) => (count / (r.wallMillis / 1000)).toFixed(1);
         return [
@@ -454,6 +482,7 @@ function report(input: {
           ms(percentile(r.samples, 95)),
           ms(mean(r.samples)),
           r.extraction === "included" ? `${r.done}/${r.samples.length}` : "–",
+          r.extraction === "excluded" && opts.signals === "temporal" ? `${r.signalsSent} sent, the last ${ms(r.drainMillis)} ms after` : "–",
         ];
       }),
     ),

@@ -11,6 +11,13 @@ export interface Deployment {
   url: string;
   /** Starts the processes (`extraEnv` added to the one running durable work: the server embedded, the worker full) and waits until the server answers /health. */
   start(extraEnv?: Record<string, string>): Promise<void>;
+  /**
+   * Stops the server process (SIGKILL, if it still runs) and starts it again with `serverEnv` added,
+   * the worker (full mode) running on meanwhile; waits until it answers /health.
+   */
+  restartServer(serverEnv?: Record<string, string>): Promise<void>;
+  /** Resolves when the server process has exited (one that kills itself at a crash point). */
+  serverExited(): Promise<void>;
   /** Resolves when every process started has exited (one that kills itself at a crash point). */
   exited(): Promise<void>;
   /** SIGKILL to every process: nothing is flushed or finished. */
@@ -31,10 +38,12 @@ export async function startableDeployment(name: string, env: Record<string, stri
   const url = `http://127.0.0.1:${port}`;
   let processes: Subprocess[] = [];
   let spawn: (extraEnv: Record<string, string>) => Subprocess[];
+  let spawnServerOnly: (serverEnv: Record<string, string>) => Subprocess;
   let removeStorage: () => Promise<void>;
   if (testMode === "embedded") {
     const dataDir = mkdtempSync(join(tmpdir(), `als-${name}-`));
     spawn = (extraEnv) => [spawnServer(port, { DATA_DIR: dataDir, ...env, ...extraEnv })];
+    spawnServerOnly = (serverEnv) => spawnServer(port, { DATA_DIR: dataDir, ...env, ...serverEnv });
     removeStorage = async () => rmSync(dataDir, { recursive: true, force: true });
   } else {
     const database = await createFreshDatabase(process.env.TEST_DATABASE_URL!);
@@ -45,18 +54,27 @@ export async function startableDeployment(name: string, env: Record<string, stri
       ...env,
     };
     spawn = (extraEnv) => [spawnServer(port, fullEnv), spawnWorker({ ...fullEnv, ...extraEnv })];
+    spawnServerOnly = (serverEnv) => spawnServer(port, { ...fullEnv, ...serverEnv });
     removeStorage = () => database.drop();
   }
   const stop = async (signal: NodeJS.Signals) => {
     await Promise.all(processes.map((p) => stopProcess(p, signal)));
     processes = [];
   };
+  const healthy = () => until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.ok ? true : undefined), 60_000);
   return {
     url,
     async start(extraEnv = {}) {
       processes = spawn(extraEnv);
-      await until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.ok ? true : undefined), 60_000);
+      await healthy();
     },
+    async restartServer(serverEnv = {}) {
+      // The server is the first process in both modes.
+      await stopProcess(processes[0]!, "SIGKILL");
+      processes[0] = spawnServerOnly(serverEnv);
+      await healthy();
+    },
+    serverExited: async () => void (await processes[0]!.exited),
     kill: () => stop("SIGKILL"),
     stop: () => stop("SIGTERM"),
     // Embedded: the server runs the durable work; full: the worker (the last process) does.

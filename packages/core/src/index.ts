@@ -38,6 +38,7 @@ export { selectStream } from "./data-sources/select-stream.ts";
 export { setupContext } from "./data-sources/setup-context.ts";
 export * from "./data-sources/stream-drafts.ts";
 export * from "./deps.ts";
+export { crashAt } from "./durable/crash-at.ts";
 export * from "./durable/session-timer-step.ts";
 export type { StepOutcome } from "./durable/step-outcome.ts";
 export * from "./evaluation/evaluation-overview.ts";
