@@ -88,6 +88,35 @@ describe("the change-log vector index (full mode's API processes)", () => {
     expect(found).toContain(late);
   });
 
+  test("a unified search reads the log while its query embeds, and finds what was committed just before it", async () => {
+    svc.deps.vectorIndex = first;
+    const [added] = await addAgentPlaybooks(svc, [{ trigger: "a gift card code is rejected", content: "Reissue the gift card", playbook_status: "APPROVED" }]);
+    const response = await svc.app.handle(
+      new Request("http://localhost/api/search", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "my voucher does not work", top_k: 5, threshold: 0, search_mode: "vector", entity_types: ["agent_playbooks"] }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const found = agentIds(await response.json());
+    expect(found).toContain(added!);
+    expect(found).toEqual(await searchWith(undefined, "my voucher does not work", { top_k: 5, threshold: 0 }));
+    const stages = response.headers.get("server-timing")!;
+    // One read of the log for the request, begun beside the embedding; the kind's search went through the graph.
+    expect(stages).toContain("vector.catch_up;");
+    expect(stages).toContain("agent_playbooks.vector;");
+    // A full-text search starts no read of the log.
+    const fts = await svc.app.handle(
+      new Request("http://localhost/api/search", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "gift card", search_mode: "fts", entity_types: ["agent_playbooks"] }),
+      }),
+    );
+    expect(fts.headers.get("server-timing")!).not.toContain("vector.catch_up");
+  });
+
   test("a follower whose place in the log was pruned rebuilds from the tables", async () => {
     const [missed] = await addAgentPlaybooks(svc, [
       { trigger: "a user asks to export their data", content: "Send the export link", playbook_status: "APPROVED" },

@@ -70,6 +70,13 @@ export interface VectorIndex {
    * change committed so far and saves itself. Absent: drains of the vector outbox push into it.
    */
   drain?(): Promise<void>;
+  /**
+   * Present on an index that follows the record on its own: begins taking in every change committed
+   * so far (`caughtUp`) and returns a search that waits for that catch-up rather than a later one, so
+   * a request can overlap it with its query's embedding. The search sees every write committed
+   * before this call.
+   */
+  searchAsOfNow?(): { caughtUp: Promise<void>; search: VectorIndex["search"] };
   /** The nearest points passing the filter, nearest first. */
   search(collection: Collection, query: VectorQuery): Promise<VectorHit[]>;
 }

@@ -9,6 +9,7 @@ import {
   searchSessions,
   type UserPlaybookRecord,
 } from "@als/db";
+import type { VectorIndex } from "@als/vector";
 import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { searchAgentPlaybooks, searchUserPlaybooks } from "../playbooks/search-playbooks.ts";
@@ -105,7 +106,11 @@ async function searchAll(
   // Asks for enough that top_k remain once what the session was served already is dropped.
   const depth = (kind: ServedItem["kind"]) => request.top_k + [...served].filter((key) => key.startsWith(`${kind}:`)).length;
 
-  const shared = { ...deps, embedder: embeddingOnce(deps.embedder, signal) };
+  const shared = {
+    ...deps,
+    embedder: embeddingOnce(deps.embedder, signal),
+    ...(deps.vectorIndex && request.search_mode !== "fts" && { vectorIndex: searchingAsOfNow(deps.vectorIndex, timings) }),
+  };
   checkDeadline();
   const common = {
     query: resolved?.query ?? request.query,
@@ -235,6 +240,24 @@ function embeddingOnce(embedder: Embedder, signal?: AbortSignal): Embedder {
     },
     hasCachedQuery: (text) => cachedAtFirst.get(text) ?? embedder.hasCachedQuery(text),
     close: () => embedder.close(),
+  };
+}
+
+/**
+ * The vector index for one request's searches. One that follows the record on its own starts
+ * reading what changed now, while the query embeds, instead of after the embedding in each kind's
+ * search (timed as `vector.catch_up`); the request's searches all wait for that one read.
+ */
+function searchingAsOfNow(index: VectorIndex, timings: RequestTimings): VectorIndex {
+  const asOfNow = index.searchAsOfNow?.();
+  if (!asOfNow) return index;
+  timings.time("vector.catch_up", () => asOfNow.caughtUp).catch(() => {});
+  return {
+    ensureCollections: () => index.ensureCollections(),
+    upsert: (collection, points) => index.upsert(collection, points),
+    delete: (collection, refs) => index.delete(collection, refs),
+    ...(index.serves && { serves: (collection, filter) => index.serves!(collection, filter) }),
+    search: asOfNow.search,
   };
 }
 

@@ -101,6 +101,19 @@ export class ChangeLogFollower implements VectorIndex {
     return this.index.search(collection, query);
   }
 
+  searchAsOfNow(): { caughtUp: Promise<void>; search: VectorIndex["search"] } {
+    const caughtUp = this.catchUp();
+    // Its failure is the searches' to report; a request may make none (the index serves no kind it searches).
+    caughtUp.catch(() => {});
+    return {
+      caughtUp,
+      search: async (collection, query) => {
+        await caughtUp;
+        return this.index.search(collection, query);
+      },
+    };
+  }
+
   /** Points come from the record through the log, never from callers. */
   async upsert(_collection: Collection, _points: VectorPoint[]): Promise<void> {}
 
