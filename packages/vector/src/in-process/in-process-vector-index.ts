@@ -1,7 +1,7 @@
 import { type Collection, checkPayloadKey } from "../collections.ts";
 import type { PointRef, VectorFilter, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
 import { Partition } from "./partition.ts";
-import { payloadPasses } from "./payload-filter.ts";
+import { payloadFilter } from "./payload-filter.ts";
 import { loadSnapshot, type PartitionRef, saveSnapshot } from "./snapshot.ts";
 
 /**
@@ -81,7 +81,7 @@ export class InProcessVectorIndex implements VectorIndex {
     return entry.partition.search(query.vector, {
       topK: query.topK,
       threshold: query.threshold,
-      passes: (payload) => payloadPasses(payload, query.filter.must),
+      passes: payloadFilter(query.filter.must),
       user: user && "equals" in user ? String(user.equals) : undefined,
     });
   }

@@ -92,7 +92,7 @@ export class Partition {
   ): VectorHit[] {
     const { topK, threshold, passes, user } = options;
     const query = unitOf(vector);
-    if (user !== undefined) return this.compare(this.pointsOfUser(user), query, topK, threshold, passes);
+    if (user !== undefined) return this.compare(this.pointsOfKeys(this.keysOfUser.get(user) ?? []), query, topK, threshold, passes);
     if (this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
     for (let k = Math.max(4 * topK, 64); k < this.size; k *= 4) {
       const found = this.graph.search(query, k, 1);
@@ -105,16 +105,14 @@ export class Partition {
     return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
   }
 
-  private *pointsOfUser(user: string): Iterable<StoredPoint> {
-    for (const key of this.keysOfUser.get(user) ?? []) yield this.pointOfKey.get(key)!;
-  }
-
-  /** The points the graph returned, leaving out keys removed since (the graph may still name them). */
-  private *pointsOfKeys(keys: BigUint64Array): Iterable<StoredPoint> {
+  /** The points of these keys, leaving out keys removed since (the graph may still name them). */
+  private pointsOfKeys(keys: Iterable<number | bigint>): StoredPoint[] {
+    const points: StoredPoint[] = [];
     for (const key of keys) {
       const point = this.pointOfKey.get(Number(key));
-      if (point) yield point;
+      if (point) points.push(point);
     }
+    return points;
   }
 
   /** The `topK` of `points` passing the filter, by their exact similarity. */
