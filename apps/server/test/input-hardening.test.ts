@@ -119,6 +119,41 @@ describe("bodies", () => {
     expect((await svc.call("POST", "/api/get_profiles", { user_id: "big" })).body.user_profiles).toHaveLength(0);
   });
 
+  test("a body longer than its declared length, or streamed with none, is held to the limit as it is", async () => {
+    const small = buildApp({ deps: svc.deps, log: createLogger("error"), mode: "embedded", maxBodyBytes: 2048 });
+    const body = JSON.stringify({ user_profiles: [{ user_id: "sly", content: "x".repeat(4096) }] });
+    const understated = await small.handle(
+      new Request("http://localhost/api/add_user_profile", { method: "POST", headers: { "content-type": "application/json", "content-length": "100" }, body }),
+    );
+    expect(understated.status).toBe(413);
+    const bytes = new TextEncoder().encode(body);
+    const streamed = await small.handle(
+      new Request("http://localhost/api/add_user_profile", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new ReadableStream({
+          start(controller) {
+            for (let at = 0; at < bytes.length; at += 1024) controller.enqueue(bytes.subarray(at, at + 1024));
+            controller.close();
+          },
+        }),
+      }),
+    );
+    expect(streamed.status).toBe(413);
+    expect((await svc.call("POST", "/api/get_profiles", { user_id: "sly" })).body.user_profiles).toHaveLength(0);
+    // Within the limit, both ways read the whole body.
+    const fits = JSON.stringify({ user_profiles: [{ user_id: "sly", content: "fits" }] });
+    const declared = await small.handle(
+      new Request("http://localhost/api/add_user_profile", {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": String(new TextEncoder().encode(fits).length) },
+        body: fits,
+      }),
+    );
+    expect(declared.status).toBe(200);
+    expect((await svc.call("POST", "/api/get_profiles", { user_id: "sly" })).body.user_profiles.map((p: { content: string }) => p.content)).toEqual(["fits"]);
+  });
+
   test("a body that is not declared JSON answers 415 (a cross-origin form or text/plain post cannot reach a handler)", async () => {
     const body = JSON.stringify({ user_profiles: [{ user_id: "plain", content: "x" }] });
     expect((await raw("POST", "/api/add_user_profile", body, { "content-type": "text/plain" })).status).toBe(415);
