@@ -9,6 +9,10 @@
  *   bun bench/unified-search.ts [--sizes 10000,100000] [--modes embedded,full] [--queries 200] [--warmup 20]
  *     [--concurrency 16] [--requests 480] [--max-row-seconds 30] [--recall-queries 50] [--max-recall-seconds 90]
  *     [--per-user 100] [--pool 10] [--postgres-url <server; default: bash infra/postgres.sh url>] [--reseed] [--seed-only]
+ *     [--vector-index in-process|pgvector] [--clients in-process|process]
+ *
+ * --clients process runs the timed rows' clients in a Bun process of their own (they still share
+ * the machine's cores), so the server's event loop serves only the server, as with real agents.
  *
  * Vectors are computed once and kept in .cache/bench/; seeded databases are kept too (PGlite
  * directories .cache/bench/pglite/bench_learnings_<size>, PostgreSQL databases bench_learnings_<size>)
@@ -29,6 +33,7 @@ import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/mac
 import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, storageModesOption } from "./lib/options.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
+import { type ClientRun, runClients, runClientsInProcess, searchClient } from "./lib/search-clients.ts";
 import { type Corpus, LEARNING_TABLES, type LearningsSeedTimings, openLearningsDataset, postgresServerUrl, type StorageMode, sizeLabel } from "./lib/seed.ts";
 import { OUTSIDE_SERVER, StageSamples, stageCell, stageNames } from "./lib/stage-timings.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
@@ -60,6 +65,8 @@ function options() {
       "postgres-url": { type: "string" },
       /** The vector arm of project-wide searches: the in-process index the service keeps by default (VECTOR_INDEX), or pgvector. */
       "vector-index": { type: "string", default: "in-process" },
+      /** Where the timed rows' clients run: in this process, sharing the server's event loop, or in a process of their own. */
+      clients: { type: "string", default: "in-process" },
       reseed: { type: "boolean", default: false },
       "seed-only": { type: "boolean", default: false },
     },
@@ -80,9 +87,15 @@ function options() {
     pool: integerOption("pool", values.pool, 1),
     postgresUrl: values["postgres-url"] ?? (modes.includes("full") ? postgresServerUrl(ROOT) : "postgres://unused"),
     vectorIndex: vectorIndexOption(values["vector-index"]),
+    clients: clientsOption(values.clients),
     reseed: values.reseed,
     seedOnly: values["seed-only"],
   };
+}
+
+function clientsOption(value: string): "in-process" | "process" {
+  if (value === "in-process" || value === "process") return value;
+  throw new Error(`--clients: "in-process" or "process", not "${value}"`);
 }
 
 function vectorIndexOption(value: string): "in-process" | "pgvector" {
@@ -209,31 +222,24 @@ async function main() {
       const url = `http://127.0.0.1:${app.server!.port}/api/search`;
       progress(`${mode} ${sizeLabel(size)}: serving on ${url}`);
       const users = dataset.userIds;
-      let userCursor = 0;
-      const nextUser = () => users[(userCursor++ * 7_919) % users.length]!;
       try {
-        const search = async (query: string) => {
-          const t = performance.now();
-          const response = await fetch(url, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ query, user_id: nextUser(), top_k: TOP_K, search_mode: "hybrid" }),
-          });
-          const payload = (await response.json()) as { success?: boolean; profiles?: unknown[]; user_playbooks?: unknown[]; agent_playbooks?: unknown[] };
-          const elapsed = performance.now() - t;
-          const ok = response.status === 200 && payload.success === true;
-          const counts: [number, number, number] = [payload.profiles?.length ?? 0, payload.user_playbooks?.length ?? 0, payload.agent_playbooks?.length ?? 0];
-          return { elapsed, status: ok ? 200 : response.status, counts, timing: response.headers.get("server-timing") };
-        };
+        const search = searchClient(url, users, TOP_K);
+        // The timed rows' clients: in this process (sharing the server's event loop) or in their own.
+        const load = async (queries: string[], concurrency: number) =>
+          loadResult(
+            opts.clients === "process"
+              ? await runClientsInProcess({ url, users, topK: TOP_K, queries, concurrency, maxSeconds: opts.maxRowSeconds })
+              : await runClients(search, queries, concurrency, opts.maxRowSeconds),
+          );
 
         for (const query of nextQueries(opts.warmup)) await search(query);
         Bun.gc(true);
-        const single = await load(search, nextQueries(opts.queries), 1, opts.maxRowSeconds);
+        const single = await load(nextQueries(opts.queries), 1);
         progress(
           `${mode} ${sizeLabel(size)} c=1: n=${single.requests} p50 ${ms(percentile(single.samples, 50))} ms, p95 ${ms(percentile(single.samples, 95))} ms`,
         );
         Bun.gc(true);
-        const concurrent = await load(search, nextQueries(opts.requests), opts.concurrency, opts.maxRowSeconds);
+        const concurrent = await load(nextQueries(opts.requests), opts.concurrency);
         progress(
           `${mode} ${sizeLabel(size)} c=${opts.concurrency}: n=${concurrent.requests} ${(concurrent.requests / (concurrent.wallMillis / 1000)).toFixed(1)} req/s, errors ${concurrent.samples.length === concurrent.requests ? 0 : concurrent.requests - concurrent.samples.length}`,
         );
@@ -281,55 +287,33 @@ async function main() {
   });
 }
 
-/**
- * `queries.length` requests (at most) from `concurrency` clients, each sending its next request when
- * the previous answered; no request starts after `maxSeconds`. Latency samples of the answered ones
- * (status 200); other statuses are counted.
- */
-async function load(
-  search: (query: string) => Promise<{ elapsed: number; status: number; counts: [number, number, number]; timing: string | null }>,
-  queries: string[],
-  concurrency: number,
-  maxSeconds: number,
-): Promise<LoadResult> {
+/** What the clients saw, summed up: latency samples of the answered requests (status 200), other statuses counted. */
+function loadResult(run: ClientRun): LoadResult {
   const samples: number[] = [];
   const errors = new Map<number, number>();
   const totals: [number, number, number] = [0, 0, 0];
   const stages = new StageSamples();
-  let next = 0;
-  let cappedAt: number | undefined;
-  const started = performance.now();
-  const client = async () => {
-    while (next < queries.length) {
-      if (performance.now() - started > maxSeconds * 1000) {
-        cappedAt = maxSeconds;
-        return;
-      }
-      const r = await search(queries[next++]!);
-      if (r.status !== 200) {
-        errors.set(r.status, (errors.get(r.status) ?? 0) + 1);
-        continue;
-      }
-      samples.push(r.elapsed);
-      stages.add(r.timing, r.elapsed);
-      for (let i = 0; i < 3; i++) totals[i] = totals[i]! + r.counts[i]!;
+  for (const answer of run.answers) {
+    if (answer.status !== 200) {
+      errors.set(answer.status, (errors.get(answer.status) ?? 0) + 1);
+      continue;
     }
-  };
-  await Promise.all(Array.from({ length: concurrency }, client));
-  const wallMillis = performance.now() - started;
+    samples.push(answer.elapsed);
+    stages.add(answer.timing, answer.elapsed);
+    for (let i = 0; i < 3; i++) totals[i] = totals[i]! + answer.counts[i]!;
+  }
   const answered = Math.max(samples.length, 1);
   return {
     samples,
-    requests: next,
+    requests: run.requests,
     errors,
-    wallMillis,
-    ...(cappedAt ? { cappedAt } : {}),
+    wallMillis: run.wallMillis,
+    ...(run.cappedAt ? { cappedAt: run.cappedAt } : {}),
     results: totals.map((total) => total / answered) as [number, number, number],
     stages,
   };
 }
 
-/** One vector-arm search of a recall target through core, as /api/search's searches run it, ids best first. */
 function vectorArm(deps: CoreDeps, target: RecallTarget, query: string, userId: string): Promise<(string | number)[]> {
   const common = { query, top_k: RECALL_K, search_mode: "vector" as const };
   switch (target) {
@@ -456,7 +440,7 @@ function report(input: {
     `- embedder: local ${input.modelId}; embedQuery alone on a new text p50 ${ms(percentile(embedderAlone, 50))} ms / p95 ${ms(percentile(embedderAlone, 95))} ms (n=${embedderAlone.length})`,
     `- load average (1/5/15 min) at start ${input.loadAtStart}, at end ${loadAverage()}; other processes on the machine add noise`,
     "",
-    `Method: the real app (buildApp) served by \`app.listen\` on 127.0.0.1 at a random port, in the same process as the clients (they share its event loop and the machine's ${availableParallelism()} cores); ` +
+    `Method: the real app (buildApp) served by \`app.listen\` on 127.0.0.1 at a random port, ${opts.clients === "process" ? `its clients in a process of their own (sharing the machine's ${availableParallelism()} cores, not the server's event loop)` : `in the same process as the clients (they share its event loop and the machine's ${availableParallelism()} cores)`}; ` +
       `each request is \`fetch\` POST /api/search with { query, user_id, top_k: ${TOP_K}, search_mode: "hybrid" } and the default entity_types (profiles, user playbooks, agent playbooks), ` +
       `each to another user. Query embedding included: every query text of the run is distinct (about ${distinct} in all, half questions about the user, half situations an agent asks guidance for), ` +
       "so the embedder's query cache never hits (no text repeats; a repeat would be a cache hit and skip the model). Latency = fetch until the JSON body is read, of requests answered 200; " +

@@ -1,0 +1,6 @@
+/** The search clients of bench/unified-search.ts --clients process: a ClientJob on stdin, its ClientRun as JSON on stdout. */
+import { type ClientJob, runClients, searchClient } from "./search-clients.ts";
+
+const job = JSON.parse(await new Response(Bun.stdin.stream()).text()) as ClientJob;
+const run = await runClients(searchClient(job.url, job.users, job.topK), job.queries, job.concurrency, job.maxSeconds);
+process.stdout.write(JSON.stringify(run));
