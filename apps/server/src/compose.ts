@@ -1,5 +1,5 @@
-import { attachReconciler, type CoreDeps, crashAt, createCoreDeps, type Reconciler, type Settings } from "@als/core";
-import { learning, type Scope } from "@als/db";
+import { attachReconciler, type CoreDeps, crashAt, createCoreDeps, type Reconciler, type Settings, schedulePendingLearning } from "@als/core";
+import type { Scope } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
 import { signalDataSourceCollection } from "@als/workflows/start-data-source-collection";
@@ -123,12 +123,11 @@ export function learningSignalsTo(client: Client, taskQueue: string, deps: CoreD
 
 /**
  * Signals every user with interactions no learning has covered: a process stopped with signals
- * still pending (killed, or Temporal down) leaves them for this start-up sweep, as the worker's
- * start does for its own (schedulePendingLearning).
+ * still pending (killed, or Temporal down past the retries) leaves them for this start-up sweep.
  */
 async function signalPendingLearning(deps: CoreDeps, signals: CoalescedSignals<LearningSignal>, log: Logger): Promise<void> {
   try {
-    for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(deps.db)) signals.request({ scope, userId });
+    await schedulePendingLearning(deps, (scope, userId) => signals.request({ scope, userId }));
   } catch (error) {
     log.error("could not find the users whose learning is pending", { error: String(error) });
   }

@@ -1,12 +1,20 @@
 import { fileURLToPath } from "node:url";
-import { type BackgroundLoop, createCoreDeps, type Settings, startDocumentExpansionLoop, startVectorSyncLoop, type VectorSyncLoop } from "@als/core";
+import {
+  type BackgroundLoop,
+  createCoreDeps,
+  type Settings,
+  schedulePendingLearning,
+  startDocumentExpansionLoop,
+  startVectorSyncLoop,
+  type VectorSyncLoop,
+} from "@als/core";
+import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { registerSearchAttributes } from "./register-search-attributes.ts";
 import { scheduleActiveCollections } from "./schedule-active-collections.ts";
 import { scheduleUnfinishedEvaluationJobs, scheduleWaitingEvaluations, scheduleWaitingInferences } from "./schedule-evaluation-work.ts";
-import { schedulePendingLearning } from "./schedule-pending-learning.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
 import { scheduleUnfinishedGenerationRuns } from "./schedule-unfinished-generation-runs.ts";
@@ -67,7 +75,8 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   try {
     const started = await scheduleStaleReembeds(client, deps, temporal.taskQueue);
     log.info("re-embedding scheduled", { modelId: deps.embedder.modelId, started });
-    log.info("learning scheduled", { users: await schedulePendingLearning(client, deps, temporal.taskQueue) });
+    const learningScheduled = await schedulePendingLearning(deps, (scope, userId) => signalLearnUser(client, temporal.taskQueue, scope, userId));
+    log.info("learning scheduled", { users: learningScheduled });
     log.info("aggregation operations scheduled", { operations: await scheduleUnfinishedAggregations(client, deps, temporal.taskQueue) });
     log.info("generation runs scheduled", { runs: await scheduleUnfinishedGenerationRuns(client, deps, temporal.taskQueue) });
     log.info("erasures scheduled", { purges: await scheduleUnfinishedPurges(client, deps, temporal.taskQueue) });

@@ -76,6 +76,7 @@ export * from "./learning/learning-status.ts";
 export * from "./learning/learning-step.ts";
 export * from "./learning/learnings-of-request.ts";
 export { llmCosts } from "./learning/llm-costs.ts";
+export { schedulePendingLearning } from "./learning/schedule-pending-learning.ts";
 export * from "./learning/stall-state.ts";
 export { previewConversation } from "./onboarding/conversation-preview.ts";
 export { updateOnboarding } from "./onboarding/onboarding-actions.ts";
