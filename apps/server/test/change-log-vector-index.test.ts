@@ -53,6 +53,14 @@ afterAll(async () => {
 });
 
 describe("the change-log vector index (full mode's API processes)", () => {
+  test("beside a PostgreSQL server, one user's searches are the server's, and profiles (always one user's) are not held", async () => {
+    const scope = { orgId: "o", projectId: "p" };
+    const server = svc.db.kind === "postgres";
+    expect(first.serves("user_playbooks", { scope, must: [{ key: "user_id", equals: "ivy" }] })).toBe(!server);
+    expect(first.serves("profiles", { scope, must: [] })).toBe(!server);
+    expect(first.serves("user_playbooks", { scope, must: [] })).toBe(true);
+  });
+
   test("answers like pgvector, filters included", async () => {
     for (const request of [{ query: "reimbursement" }, { query: "outage", playbook_status_filter: ["PENDING"] }, { query: "language" }]) {
       const inSql = await searchWith(undefined, request.query, request);

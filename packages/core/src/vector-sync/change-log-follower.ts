@@ -15,6 +15,12 @@ import { groupBy } from "../group-by.ts";
 
 /** The collections searched project-wide, where a graph beats pgvector's walk; interactions are searched per user. */
 const HELD: readonly Collection[] = ["profiles", "user_playbooks", "agent_playbooks"];
+/**
+ * What it holds beside a PostgreSQL server, which compares one user's rows itself
+ * (InProcessSettings.userSearchesInDatabase): profiles are only ever searched per user, so holding
+ * them would cost memory and a third of each start's rebuild for no search.
+ */
+const HELD_BESIDE_SERVER: readonly Collection[] = ["user_playbooks", "agent_playbooks"];
 /** Rows read from a table at a time while rebuilding. */
 const REBUILD_BATCH = 2000;
 /** How often the log is read without a search asking (keeps the catch-up before a search short). */
@@ -62,6 +68,7 @@ export class ChangeLogFollower implements VectorIndex {
   private constructor(
     private readonly db: Database,
     private readonly index: InProcessVectorIndex,
+    private readonly held: readonly Collection[],
     private readonly database: string,
     /** Whether it started from a save (tests and the start-up log say which). */
     readonly startedFrom: "save" | "tables",
@@ -73,11 +80,14 @@ export class ChangeLogFollower implements VectorIndex {
     // Turned on just now: changes made while it was off are in no log, so no save can be trusted.
     const enabledNow = await vectorChangeLog.enableChangeLog(db, ENABLE_WAIT_MS);
     const database = await vectorChangeLog.databaseIdentity(db);
-    const index = new InProcessVectorIndex({ collections: HELD, ...(directory && { directory }) });
+    // A PostgreSQL server compares one user's rows on its own cores; PGlite would on the event loop's.
+    const beside = db.kind === "postgres";
+    const held = beside ? HELD_BESIDE_SERVER : HELD;
+    const index = new InProcessVectorIndex({ collections: held, ...(directory && { directory }), userSearchesInDatabase: beside });
     const saved = index.restoredMeta as SavedPlace | null;
     const usable = !enabledNow && saved?.database === database;
     if (!usable) index.clear();
-    const follower = new ChangeLogFollower(db, index, database, usable ? "save" : "tables");
+    const follower = new ChangeLogFollower(db, index, held, database, usable ? "save" : "tables");
     if (usable) follower.horizon = BigInt(saved!.horizon);
     follower.catchUp().catch(onError);
     follower.loops.push(
@@ -175,7 +185,7 @@ export class ChangeLogFollower implements VectorIndex {
     const horizon = await vectorChangeLog.currentHorizon(this.db);
     this.index.clear();
     const record = new PgVectorIndex(this.db);
-    for (const collection of HELD) {
+    for (const collection of this.held) {
       for (let after: PointRef | null = null; ; ) {
         const points = await record.readPointsAfter(collection, after, REBUILD_BATCH);
         await this.index.upsert(collection, points);
