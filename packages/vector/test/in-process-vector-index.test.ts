@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Condition, InProcessVectorIndex } from "../src/index.ts";
@@ -111,6 +111,27 @@ test("a cleared index counts as changed, so its next save drops what the last on
     index.checkpoint({});
     const reopened = new InProcessVectorIndex({ collections: ["profiles"], directory });
     expect(await reopened.search("profiles", { vector: new Array(384).fill(0.1), filter: { scope, must: [] }, topK: 5 })).toEqual([]);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test("a snapshot of another version (another graph format) is not read: the index starts empty, to be filled from the record", async () => {
+  const directory = mkdtempSync(join(tmpdir(), "in-process-version-"));
+  try {
+    const scope = { orgId: "o", projectId: "p" };
+    const index = new InProcessVectorIndex({ collections: ["profiles"], directory });
+    await index.upsert("profiles", [{ scope, id: "kept", vector: new Array(384).fill(0.1), payload: { embedding_model: "m" } }]);
+    index.checkpoint({ horizon: 7 });
+    const reopened = new InProcessVectorIndex({ collections: ["profiles"], directory });
+    expect([reopened.restoredMeta, await reopened.ensureCollections()]).toEqual([{ horizon: 7 }, false]);
+
+    const manifestPath = join(directory, readFileSync(join(directory, "CURRENT"), "utf8").trim(), "manifest.json");
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, version: manifest.version - 1 }));
+    const older = new InProcessVectorIndex({ collections: ["profiles"], directory });
+    expect([older.restoredMeta, await older.ensureCollections()]).toEqual([null, true]);
+    expect(await older.search("profiles", { vector: new Array(384).fill(0.1), filter: { scope, must: [] }, topK: 5 })).toEqual([]);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

@@ -4,8 +4,11 @@ import type { Scope } from "@als/db";
 import type { Collection } from "../collections.ts";
 import { Partition, type PartitionPoints } from "./partition.ts";
 
-/** Bumped when the files change shape: an older snapshot is then rebuilt from the record, not misread. */
-const SNAPSHOT_VERSION = 2;
+/**
+ * Bumped when the files change shape: an older snapshot is then rebuilt from the record, not misread.
+ * 3: the graphs hold 8-bit vectors (half-precision before).
+ */
+const SNAPSHOT_VERSION = 3;
 const CURRENT = "CURRENT";
 
 export interface PartitionRef {
