@@ -121,20 +121,24 @@ async function searchAll(
     source: request.source ?? undefined,
   };
   const playbookCommon = { ...common, agent_version: request.agent_version, playbook_name: request.playbook_name };
+  // The agent playbooks' search starts first: the three wait for one query embedding and go on in
+  // the order they began, and this one, project-wide, takes longest after it (its graph search runs
+  // on the event loop, the per-user ones' statements meanwhile in the database).
+  const agentPlaybooksFound = wanted.has("agent_playbooks")
+    ? searchAgentPlaybooks(
+        shared,
+        scope,
+        { ...playbookCommon, playbook_status_filter: request.agent_playbook_status_filter, top_k: depth("agent_playbook") },
+        timings,
+      )
+    : [];
   // Profiles belong to one user: without user_id there is nobody whose profiles to search.
   const settled = await Promise.allSettled([
     wanted.has("profiles") && request.user_id ? searchProfiles(shared, scope, { ...common, user_id: request.user_id, top_k: depth("profile") }, timings) : [],
     wanted.has("user_playbooks")
       ? searchUserPlaybooks(shared, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") }, timings)
       : [],
-    wanted.has("agent_playbooks")
-      ? searchAgentPlaybooks(
-          shared,
-          scope,
-          { ...playbookCommon, playbook_status_filter: request.agent_playbook_status_filter, top_k: depth("agent_playbook") },
-          timings,
-        )
-      : [],
+    agentPlaybooksFound,
   ]);
   const searched = settled.filter((_, index) => wanted.has(ENTITY_ORDER[index]!)).length;
   const [foundProfiles, foundUserPlaybooks, foundAgentPlaybooks] = usableResults(settled, searched, degradations);
