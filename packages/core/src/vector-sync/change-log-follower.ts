@@ -68,7 +68,6 @@ export class ChangeLogFollower implements VectorIndex {
   private constructor(
     private readonly db: Database,
     private readonly index: InProcessVectorIndex,
-    private readonly held: readonly Collection[],
     private readonly database: string,
     /** Whether it started from a save (tests and the start-up log say which). */
     readonly startedFrom: "save" | "tables",
@@ -82,12 +81,15 @@ export class ChangeLogFollower implements VectorIndex {
     const database = await vectorChangeLog.databaseIdentity(db);
     // A PostgreSQL server compares one user's rows on its own cores; PGlite would on the event loop's.
     const beside = db.kind === "postgres";
-    const held = beside ? HELD_BESIDE_SERVER : HELD;
-    const index = new InProcessVectorIndex({ collections: held, ...(directory && { directory }), userSearchesInDatabase: beside });
+    const index = new InProcessVectorIndex({
+      collections: beside ? HELD_BESIDE_SERVER : HELD,
+      ...(directory && { directory }),
+      userSearchesInDatabase: beside,
+    });
     const saved = index.restoredMeta as SavedPlace | null;
     const usable = !enabledNow && saved?.database === database;
     if (!usable) index.clear();
-    const follower = new ChangeLogFollower(db, index, held, database, usable ? "save" : "tables");
+    const follower = new ChangeLogFollower(db, index, database, usable ? "save" : "tables");
     if (usable) follower.horizon = BigInt(saved!.horizon);
     follower.catchUp().catch(onError);
     follower.loops.push(
@@ -185,7 +187,7 @@ export class ChangeLogFollower implements VectorIndex {
     const horizon = await vectorChangeLog.currentHorizon(this.db);
     this.index.clear();
     const record = new PgVectorIndex(this.db);
-    for (const collection of this.held) {
+    for (const collection of this.index.collections) {
       for (let after: PointRef | null = null; ; ) {
         const points = await record.readPointsAfter(collection, after, REBUILD_BATCH);
         await this.index.upsert(collection, points);

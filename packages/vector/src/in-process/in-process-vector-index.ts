@@ -68,6 +68,11 @@ export class InProcessVectorIndex implements VectorIndex {
     this.cleared = true;
   }
 
+  /** The collections it holds (InProcessSettings.collections). */
+  get collections(): readonly Collection[] {
+    return this.settings.collections;
+  }
+
   serves(collection: Collection, filter: VectorFilter): boolean {
     return this.held.has(collection) && !filter.must.some((condition) => this.selectiveKeys.has(condition.key));
   }
