@@ -853,9 +853,11 @@ export function profileTexts(count: number): string[] {
 export function queryTexts(count: number, seed: number, exclude: Set<string>): string[] {
   const random = prng(seed);
   const texts: string[] = [];
-  while (texts.length < count) {
+  for (let draws = 0; texts.length < count; draws++) {
+    // Past the space's size every draw repeats: say so instead of drawing forever.
+    if (draws > count * 50) throw new Error(`queryTexts: could not draw ${count} distinct queries: the generator reaches fewer than 10k in all; ask for fewer`);
     const question = fill(pick(random, QUERY_TEMPLATES), random);
-    // The question space is finite (about 15k): a repeat gets a short time qualifier.
+    // The question space is finite: a repeat gets a short time qualifier (fewer than 10k texts in all).
     for (let attempt = 0; attempt < 8; attempt++) {
       const text = attempt === 0 ? question : `${question} ${pick(random, V.time)}`;
       if (exclude.has(text)) continue;
