@@ -218,7 +218,7 @@ describe("provider failures", () => {
       override_learning_stall: true,
       interaction_data_list: [turn("ok")],
     });
-    // On failure the request's learning status says why (this flaked twice in CI runs under load).
+    // On failure the request's learning status says why.
     expect({ learning: resumed.learning_status, why: resumed.learning_status === "done" ? null : await statusOf(resumed.request_id) }).toEqual({
       learning: "done",
       why: null,
@@ -226,6 +226,30 @@ describe("provider failures", () => {
     expect((await svc.call("GET", "/stall_state")).body).toMatchObject({ stalled: false, reason: null });
     expect((await statusOf(stalled.request_id)).status).toBe("done");
     expect((await profilesOf("fay")).map((p: any) => p.content)).toEqual(["Is vegan"]);
+  });
+
+  test("a request published after a final failure is judged by its own attempt, however late the step starts", async () => {
+    override = () => ({ status: 401, error: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided" } });
+    const stalled = await publish({ user_id: "hal", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am vegan")] });
+    expect(stalled.learning_status).toBe("deferred");
+    override = undefined;
+    // A worker that is slow to pick the user up (a busy machine, a Temporal workflow starting):
+    // until its step runs, the cursors still carry the failure of the attempt before this request.
+    const wake = svc.deps.scheduleLearning!;
+    svc.deps.scheduleLearning = (scope, userId) => void setTimeout(() => wake(scope, userId), 300);
+    try {
+      const resumed = await publish({
+        user_id: "hal",
+        session_id: "s",
+        force_extraction: true,
+        override_learning_stall: true,
+        interaction_data_list: [turn("ok")],
+      });
+      expect(resumed.learning_status).toBe("done");
+    } finally {
+      svc.deps.scheduleLearning = wake;
+    }
+    expect((await statusOf(stalled.request_id)).status).toBe("done");
   });
 
   test("a transient provider error is retried and the window completes", async () => {

@@ -17,8 +17,8 @@ const WAITING_FOR_ANSWERS = "waiting for a person to answer the questions its wi
 
 /**
  * Where learning from a request stands: done once every extractor's cursor covers its last
- * interaction; processing while a step holds the user's lease; failed when a cursor it waits on
- * has a failure that retrying will not fix (the reason says what to do); pending otherwise.
+ * interaction; processing while a step holds the user's lease; failed when an attempt that saw it
+ * ended in a failure that retrying will not fix (the reason says what to do); pending otherwise.
  */
 export async function learningStatusOf(deps: CoreDeps, scope: Scope, requestId: string): Promise<RequestLearningStatus> {
   const request = await requests.findRequest(deps.db, scope, requestId);
@@ -32,10 +32,14 @@ export async function learningStatusOf(deps: CoreDeps, scope: Scope, requestId: 
   if (heldBefore) return { status: "pending", reason: WAITING_BEHIND_HELD_WINDOW };
   const questions = await extractionRuns.openQuestionsOfUser(deps.db, scope, request.user_id);
   if (questions > 0) return { status: "pending", reason: `${WAITING_FOR_ANSWERS} (${questions} open)` };
-  const final = waitingOn.find((cursor) => cursor.failure_final);
+  // A final failure is the verdict of the attempt that saw the request; a request published after
+  // that attempt (one overriding a stall, say) waits for its own.
+  const failures = waitingOn.filter(
+    (cursor) => cursor.failure !== null && !(cursor.failure_final && request.first_seq > (cursor.failed_through_seq ?? Infinity)),
+  );
+  const final = failures.find((cursor) => cursor.failure_final);
   if (final) return { status: "failed", reason: final.failure };
-  const retrying = waitingOn.find((cursor) => cursor.failure !== null);
-  return { status: "pending", reason: retrying?.failure ?? WAITING_FOR_WINDOW };
+  return { status: "pending", reason: failures[0]?.failure ?? WAITING_FOR_WINDOW };
 }
 
 const POLL_START_MS = 10;

@@ -84,6 +84,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
   const now = deps.now();
   const pending = await learning.pendingSummary(deps.db, scope, userId, cursor.covered_seq);
   if (pending.count === 0 || pending.max_seq === null) return { next: "idle" };
+  const streamEnd = pending.max_seq;
   // A held window waits for an operator (see heldWindows.recoverHeldWindow), and the windows after it wait behind it.
   if (cursor.held_through_seq !== null) return { next: "idle" };
   if (cursor.retry_at !== null && cursor.retry_at > now) return { next: "sleep", until: cursor.retry_at };
@@ -93,7 +94,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
   if (!due) return { next: "sleep", until: quietSince + inactivity };
 
   const fail = (message: string, final: boolean, retryAt: number | null = null) =>
-    learning.recordCursorFailure(deps.db, scope, { userId, extractor: cursor.extractor, message, final, retryAt });
+    learning.recordCursorFailure(deps.db, scope, { userId, extractor: cursor.extractor, message, final, retryAt, throughSeq: streamEnd });
   if (stall && !pending.overrides_stall) {
     await fail(
       `learning is stalled: the LLM provider refused our ${stall.reason === "auth" ? "credentials" : "billing"} (${stall.error_message}); fix it, then publish with override_learning_stall`,

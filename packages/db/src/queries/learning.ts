@@ -10,6 +10,8 @@ export interface CursorRecord {
   covered_seq: number;
   failure: string | null;
   failure_final: boolean;
+  /** The stream's last position when the failure was recorded: requests after it wait for their own attempt. */
+  failed_through_seq: number | null;
   attempts: number;
   retry_at: number | null;
   /** The last position of a window held for an operator (see held-windows.ts); null when none is. */
@@ -29,7 +31,7 @@ export async function ensureCursors(sql: Sql, scope: Scope, userId: string): Pro
 
 export async function readCursors(sql: Sql, scope: Scope, userId: string): Promise<CursorRecord[]> {
   return sql.query<CursorRecord>(
-    `SELECT extractor, covered_seq, failure, failure_final, attempts, retry_at, held_through_seq, budget_override_tokens FROM learning_cursors
+    `SELECT extractor, covered_seq, failure, failure_final, failed_through_seq, attempts, retry_at, held_through_seq, budget_override_tokens FROM learning_cursors
      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 ORDER BY extractor DESC`,
     [scope.orgId, scope.projectId, userId],
   );
@@ -83,7 +85,7 @@ export async function advanceCursor(
   move: { userId: string; extractor: Extractor; fromSeq: number; toSeq: number; leaseToken: string },
 ): Promise<boolean> {
   const rows = await sql.query(
-    `UPDATE learning_cursors c SET covered_seq = $6, failure = NULL, failure_final = false, attempts = 0, retry_at = NULL,
+    `UPDATE learning_cursors c SET covered_seq = $6, failure = NULL, failure_final = false, failed_through_seq = NULL, attempts = 0, retry_at = NULL,
        held_through_seq = NULL, held_input_tokens = NULL, held_budget_tokens = NULL, held_at = NULL, budget_override_tokens = NULL
      FROM learning_users u
      WHERE c.org_id = $1 AND c.project_id = $2 AND c.user_id = $3 AND c.extractor = $4 AND c.covered_seq = $5
@@ -94,16 +96,19 @@ export async function advanceCursor(
   return rows.length > 0;
 }
 
-/** Records why a cursor could not advance; `retryAt` null means not until something changes. */
+/**
+ * Records why a cursor could not advance, for the requests through `throughSeq` (the stream's end
+ * the attempt saw); `retryAt` null means not until something changes.
+ */
 export async function recordCursorFailure(
   sql: Sql,
   scope: Scope,
-  failure: { userId: string; extractor: Extractor; message: string; final: boolean; retryAt: number | null },
+  failure: { userId: string; extractor: Extractor; message: string; final: boolean; retryAt: number | null; throughSeq: number },
 ): Promise<void> {
   await sql.query(
-    `UPDATE learning_cursors SET failure = $5, failure_final = $6, retry_at = $7, attempts = attempts + 1
+    `UPDATE learning_cursors SET failure = $5, failure_final = $6, retry_at = $7, failed_through_seq = $8, attempts = attempts + 1
      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND extractor = $4`,
-    [scope.orgId, scope.projectId, failure.userId, failure.extractor, failure.message, failure.final, failure.retryAt],
+    [scope.orgId, scope.projectId, failure.userId, failure.extractor, failure.message, failure.final, failure.retryAt, failure.throughSeq],
   );
 }
 
