@@ -192,8 +192,12 @@ describe("learning status while a window runs", () => {
 });
 
 describe("provider failures", () => {
+  const AUTH_ERROR: FakeLlmReply = { status: 401, error: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided" } };
+  const publishOverridingStall = (userId: string) =>
+    publish({ user_id: userId, session_id: "s", force_extraction: true, override_learning_stall: true, interaction_data_list: [turn("ok")] });
+
   test("an auth error stalls learning until a publish overrides the stall", async () => {
-    override = () => ({ status: 401, error: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided" } });
+    override = () => AUTH_ERROR;
     const stalled = await publish({ user_id: "fay", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am vegan")] });
     expect(stalled.learning_status).toBe("deferred");
     const state = (await svc.call("GET", "/stall_state")).body;
@@ -211,13 +215,7 @@ describe("provider failures", () => {
     expect(blocked.learning_status).toBe("deferred");
     expect(llm.server.requests.length).toBe(calls);
 
-    const resumed = await publish({
-      user_id: "fay",
-      session_id: "s",
-      force_extraction: true,
-      override_learning_stall: true,
-      interaction_data_list: [turn("ok")],
-    });
+    const resumed = await publishOverridingStall("fay");
     // On failure the request's learning status says why.
     expect({ learning: resumed.learning_status, why: resumed.learning_status === "done" ? null : await statusOf(resumed.request_id) }).toEqual({
       learning: "done",
@@ -229,7 +227,7 @@ describe("provider failures", () => {
   });
 
   test("a request published after a final failure is judged by its own attempt, however late the step starts", async () => {
-    override = () => ({ status: 401, error: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided" } });
+    override = () => AUTH_ERROR;
     const stalled = await publish({ user_id: "hal", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am vegan")] });
     expect(stalled.learning_status).toBe("deferred");
     override = undefined;
@@ -238,13 +236,7 @@ describe("provider failures", () => {
     const wake = svc.deps.scheduleLearning!;
     svc.deps.scheduleLearning = (scope, userId) => void setTimeout(() => wake(scope, userId), 300);
     try {
-      const resumed = await publish({
-        user_id: "hal",
-        session_id: "s",
-        force_extraction: true,
-        override_learning_stall: true,
-        interaction_data_list: [turn("ok")],
-      });
+      const resumed = await publishOverridingStall("hal");
       expect(resumed.learning_status).toBe("done");
     } finally {
       svc.deps.scheduleLearning = wake;
