@@ -236,6 +236,9 @@ describe("provider failures", () => {
     const wake = svc.deps.scheduleLearning!;
     svc.deps.scheduleLearning = (scope, userId) => void setTimeout(() => wake(scope, userId), 300);
     try {
+      const unseen = await publish({ user_id: "hal", session_id: "s", interaction_data_list: [turn("I cycle to work")] }, false);
+      expect((await statusOf(unseen.request_id)).status).toBe("pending");
+      expect((await statusOf(unseen.request_id)).reason).toStartWith("not tried yet; the attempt before it failed: learning is stalled");
       const resumed = await publishOverridingStall("hal");
       expect(resumed.learning_status).toBe("done");
     } finally {

@@ -34,12 +34,11 @@ export async function learningStatusOf(deps: CoreDeps, scope: Scope, requestId: 
   if (questions > 0) return { status: "pending", reason: `${WAITING_FOR_ANSWERS} (${questions} open)` };
   // A final failure is the verdict of the attempt that saw the request; a request published after
   // that attempt (one overriding a stall, say) waits for its own.
-  const failures = waitingOn.filter(
-    (cursor) => cursor.failure !== null && !(cursor.failure_final && request.first_seq > (cursor.failed_through_seq ?? Infinity)),
-  );
-  const final = failures.find((cursor) => cursor.failure_final);
+  const final = waitingOn.find((cursor) => cursor.failure_final && request.first_seq <= (cursor.failed_through_seq ?? Infinity));
   if (final) return { status: "failed", reason: final.failure };
-  return { status: "pending", reason: failures[0]?.failure ?? WAITING_FOR_WINDOW };
+  const failed = waitingOn.find((cursor) => cursor.failure !== null);
+  if (!failed) return { status: "pending", reason: WAITING_FOR_WINDOW };
+  return { status: "pending", reason: failed.failure_final ? `not tried yet; the attempt before it failed: ${failed.failure}` : failed.failure };
 }
 
 const POLL_START_MS = 10;
