@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { PublishInteractionRequest } from "@als/contract";
-import { type CoreDeps, learningStatusOf, publishInteractions, systemClock } from "@als/core";
+import { type CoreDeps, learningStatusOf, publishInteractions, systemClock, waitForLearning } from "@als/core";
 import { learning, profiles, type Scope, userPlaybooks } from "@als/db";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
@@ -16,13 +16,16 @@ import { openFullModeEnvironment, spawnWorker as spawnWorkerProcess, stopWorker 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
 /** While set, profile extraction requests hang until it resolves: a window caught in the middle. */
 let gate: Promise<void> | undefined;
+/** While true, the provider refuses our credentials: learning stalls. */
+let refuseCredentials = false;
+const AUTH_ERROR: FakeLlmReply = { status: 401, error: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided" } };
 const taskQueue = `learning-test-${randomUUID()}`;
 const spawnWorker = () => spawnWorkerProcess({ databaseUrl: env.database.url, taskQueue, llmBaseUrl: env.llm.baseUrl });
 
 before(async () => {
   env = await openFullModeEnvironment(async (request: FakeLlmRequest): Promise<FakeLlmReply> => {
     if (gate && request.schemaName === "profile_extraction") await gate;
-    return scriptedReply(request);
+    return refuseCredentials ? AUTH_ERROR : scriptedReply(request);
   });
 });
 
@@ -40,12 +43,12 @@ async function publish(scope: Scope, body: object): Promise<string> {
   return published.request.request_id;
 }
 
-async function waitUntilDone(scope: Scope, requestId: string, timeoutMs: number): Promise<void> {
+async function waitUntilDone(scope: Scope, requestId: string, timeoutMs: number, wanted: "done" | "failed" = "done"): Promise<void> {
   const deps: CoreDeps = { db: env.db, embedder: env.embedder, now: systemClock };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { status, reason } = await learningStatusOf(deps, scope, requestId);
-    if (status === "done") return;
+    if (status === wanted) return;
     if (Date.now() > deadline) assert.fail(`request ${requestId} still ${status}: ${reason}`);
     await delay(200);
   }
@@ -106,5 +109,32 @@ test("a window interrupted by killing its worker is completed exactly once by th
     assert.deepEqual(usage.map((u) => u.stage).sort(), ["playbook_extraction", "profile_extraction"], "the window's output was committed once");
   } finally {
     await stopWorker(second, "SIGTERM");
+  }
+});
+
+test("a publish overriding a stall is awaited through its workflow, not answered by the failure before it", { timeout: 180_000 }, async () => {
+  const scope = await newScope();
+  const worker = spawnWorker();
+  try {
+    refuseCredentials = true;
+    const stalled = await publish(scope, { user_id: "cy", session_id: "s", force_extraction: true, interaction_data_list: [{ content: "I am vegan" }] });
+    await waitUntilDone(scope, stalled, 60_000, "failed");
+    refuseCredentials = false;
+    // What publish_interaction's wait_for_response does: the workflow starts after the commit, so
+    // the first looks see the stalled attempt's failure, which must not end the wait.
+    const resumed = await publish(scope, {
+      user_id: "cy",
+      session_id: "s",
+      force_extraction: true,
+      override_learning_stall: true,
+      interaction_data_list: [{ content: "ok" }],
+    });
+    const deps: CoreDeps = { db: env.db, embedder: env.embedder, now: systemClock };
+    assert.equal(await waitForLearning(deps, scope, resumed, 120_000), true, JSON.stringify(await learningStatusOf(deps, scope, resumed)));
+    assert.equal((await learningStatusOf(deps, scope, stalled)).status, "done");
+    assert.equal(await learning.readStall(env.db, scope), undefined);
+  } finally {
+    refuseCredentials = false;
+    await stopWorker(worker, "SIGTERM");
   }
 });
