@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client, Connection } from "@temporalio/client";
 import type { Subprocess } from "bun";
 import { testMode } from "./database.ts";
 import { createFreshDatabase } from "./postgres-database.ts";
@@ -31,7 +32,8 @@ export interface Deployment {
 
 /**
  * Embedded: one server process over a data directory. Full: a server and a worker over a fresh
- * database, on a task queue of their own in the shared Temporal namespace. `env` is added to both.
+ * database, on a task queue of their own in the shared Temporal namespace, whose workflows close
+ * with it. `env` is added to both.
  */
 export async function startableDeployment(name: string, env: Record<string, string>): Promise<Deployment> {
   const port = randomPort();
@@ -47,15 +49,14 @@ export async function startableDeployment(name: string, env: Record<string, stri
     removeStorage = async () => rmSync(dataDir, { recursive: true, force: true });
   } else {
     const database = await createFreshDatabase(process.env.TEST_DATABASE_URL!);
-    const fullEnv = {
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: `${name}-${crypto.randomUUID()}`,
-      ...env,
-    };
+    const taskQueue = `${name}-${crypto.randomUUID()}`;
+    const fullEnv = { DATABASE_URL: database.url, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TEMPORAL_TASK_QUEUE: taskQueue, ...env };
     spawn = (extraEnv) => [spawnServer(port, fullEnv), spawnWorker({ ...fullEnv, ...extraEnv })];
     spawnServerOnly = (serverEnv) => spawnServer(port, { ...fullEnv, ...serverEnv });
-    removeStorage = () => database.drop();
+    removeStorage = async () => {
+      await terminateWorkflowsOn(taskQueue);
+      await database.drop();
+    };
   }
   const stop = async (signal: NodeJS.Signals) => {
     await Promise.all(processes.map((p) => stopProcess(p, signal)));
@@ -88,4 +89,22 @@ export async function startableDeployment(name: string, env: Record<string, stri
       return { status: response.status, body: await response.json() };
     },
   };
+}
+
+/**
+ * Ends the workflows still running on a closed deployment's task queue. Every deployment serves the
+ * local organisation, so its workflow ids (a user's learning: learn:local:default:<user>) are those
+ * of the next deployment that meets the same user; left running, with no worker on their queue,
+ * they would take that deployment's signals and never act on them.
+ */
+async function terminateWorkflowsOn(taskQueue: string): Promise<void> {
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  try {
+    const client = new Client({ connection });
+    for await (const workflow of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) {
+      await client.workflow.getHandle(workflow.workflowId, workflow.runId).terminate("the test deployment closed");
+    }
+  } finally {
+    await connection.close();
+  }
 }

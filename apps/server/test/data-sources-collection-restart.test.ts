@@ -10,7 +10,7 @@ import { braintrustData, braintrustTraffic, SYNTHETIC_MAPPING_FIELDS, SYNTHETIC_
 // embedded, the server running the reconciler; full, the worker running the Temporal workflow.
 // Started again, the page is read again and its traces are found by their receipts: every eligible
 // trace is imported exactly once, the held ones are listed, and live traffic that arrived meanwhile
-// is imported once.
+// is imported once, and the users it was imported for are learned from.
 
 const HISTORY_START = Math.floor(Date.now() / 1000) - 3 * 3600;
 const TRACES = 300;
@@ -84,6 +84,20 @@ test("a backfill killed between a page's imports and its checkpoint imports ever
     return status.live.counts.imported >= 3 ? status : undefined;
   }, 60_000);
   expect(live.live.counts).toMatchObject({ imported: 3, duplicates: 0 });
+  // Whoever imported a trace (the worker, in full mode) woke its user's learning, which embeds the
+  // user's new interactions: a search by meaning finds each live trace, imported last.
+  for (const index of [0, 1, 2]) {
+    const question = `Question live-${index}`;
+    const search = { user_id: `u-${index}`, query: question, search_mode: "vector", top_k: 3 };
+    await until(async () => {
+      const found = (await fetch(`${deployment.url}/api/search_interactions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(search),
+      }).then((response) => response.json())) as { interactions: { content: string }[] };
+      return found.interactions.some((interaction) => interaction.content === question) ? true : undefined;
+    }, 60_000);
+  }
 
   // Every imported trace is one request of two interactions: 273 requests, none twice.
   const stored = (await fetch(`${deployment.url}/api/get_all_interactions?limit=10000`).then((response) => response.json())) as {

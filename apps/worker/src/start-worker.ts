@@ -8,6 +8,7 @@ import {
   startVectorSyncLoop,
   type VectorSyncLoop,
 } from "@als/core";
+import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
@@ -53,6 +54,9 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   const documentExpansion: BackgroundLoop | undefined =
     deps.llm && startDocumentExpansionLoop({ ...deps, llm: deps.llm }, (error) => log.error("document expansion failed", { error: String(error) }));
   const connection = await NativeConnection.connect({ address: temporal.address });
+  const client = new Client({ connection, namespace: temporal.namespace });
+  // The steps schedule work too (a collection step, its imported users' learning and sessions' evaluations).
+  scheduleThroughTemporal(deps, client, temporal.taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) }));
   const worker = await Worker.create({
     connection,
     namespace: temporal.namespace,
@@ -71,7 +75,6 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
     await connection.close();
     await graph.close();
   });
-  const client = new Client({ connection, namespace: temporal.namespace });
   try {
     const started = await scheduleStaleReembeds(client, deps, temporal.taskQueue);
     log.info("re-embedding scheduled", { modelId: deps.embedder.modelId, started });
