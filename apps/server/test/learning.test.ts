@@ -247,6 +247,19 @@ describe("provider failures", () => {
     expect((await statusOf(stalled.request_id)).status).toBe("done");
   });
 
+  test("once a publish's override has cleared the stall, the other users' paused learning resumes on its own", async () => {
+    override = () => AUTH_ERROR;
+    const first = await publish({ user_id: "ida", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am vegan")] });
+    const paused = await publish({ user_id: "jon", session_id: "s", force_extraction: true, interaction_data_list: [turn("I am in Lisbon this week")] });
+    expect([first.learning_status, paused.learning_status]).toEqual(["deferred", "deferred"]);
+    expect((await statusOf(paused.request_id)).reason).toStartWith("learning is stalled");
+    override = undefined;
+    expect((await publishOverridingStall("ida")).learning_status).toBe("done");
+    await svc.learningIdle();
+    expect(await statusOf(paused.request_id)).toMatchObject({ status: "done", reason: null });
+    expect((await profilesOf("jon")).map((p: any) => p.content)).toEqual(["Is in Lisbon this week"]);
+  });
+
   test("a transient provider error is retried and the window completes", async () => {
     let failures = 1;
     override = () => (failures-- > 0 ? { status: 503, error: { type: "server_error", message: "overloaded" } } : undefined);

@@ -29,6 +29,9 @@ export const DEFAULT_SESSION_INACTIVITY_SECONDS = 6 * 3600;
 const RETRY_BASE_SECONDS = 5;
 const RETRY_CAP_SECONDS = 300;
 
+/** How the failure of a window that a stall stopped begins: what finds the users to resume once it clears. */
+const STALLED = "learning is stalled";
+
 export const NO_PROVIDER_REASON =
   "no LLM provider is configured: set LLM_PROVIDER (openai, anthropic or openai-compatible), LLM_MODEL and LLM_API_KEY (and LLM_BASE_URL for a compatible server), then restart";
 
@@ -97,7 +100,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
     learning.recordCursorFailure(deps.db, scope, { userId, extractor: cursor.extractor, message, final, retryAt, throughSeq: streamEnd });
   if (stall && !pending.overrides_stall) {
     await fail(
-      `learning is stalled: the LLM provider refused our ${stall.reason === "auth" ? "credentials" : "billing"} (${stall.error_message}); fix it, then publish with override_learning_stall`,
+      `${STALLED}: the LLM provider refused our ${stall.reason === "auth" ? "credentials" : "billing"} (${stall.error_message}); fix it, then publish with override_learning_stall`,
       true,
     );
     return { next: "idle" };
@@ -144,7 +147,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
     }
     if (error instanceof LlmStallError) {
       await learning.recordStall(deps.db, scope, { reason: error.kind, errorMessage: error.message }, now);
-      await fail(`learning is stalled: ${error.message}`, true);
+      await fail(`${STALLED}: ${error.message}`, true);
       return { next: "idle" };
     }
     // Transient (rate limits, outages, a reply that never matched the schema): back off and retry.
@@ -176,7 +179,16 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
     if (stall) await learning.clearStall(tx, scope);
     return true;
   });
-  return committed ? { next: "again" } : { next: "busy" };
+  if (!committed) return { next: "busy" };
+  if (stall) await resumePausedUsers(deps, scope, userId);
+  return { next: "again" };
+}
+
+/** The stall has cleared: the learning it paused for other users goes on without waiting for their next publish. */
+async function resumePausedUsers(deps: CoreDeps, scope: Scope, clearedBy: string): Promise<void> {
+  for (const userId of await learning.usersWithFinalFailure(deps.db, scope, STALLED)) {
+    if (userId !== clearedBy) await deps.scheduleLearning?.(scope, userId);
+  }
 }
 
 /** The most urgent of the extractors' outcomes. */

@@ -198,6 +198,16 @@ export async function clearStall(sql: Sql, scope: Scope): Promise<void> {
   await sql.query("DELETE FROM learning_stalls WHERE org_id = $1 AND project_id = $2", [scope.orgId, scope.projectId]);
 }
 
+/** The users with a cursor whose last attempt ended in a final failure starting with `prefix` (a stall's, say). */
+export async function usersWithFinalFailure(sql: Sql, scope: Scope, prefix: string): Promise<string[]> {
+  const rows = await sql.query<{ user_id: string }>(
+    `SELECT DISTINCT user_id FROM learning_cursors
+     WHERE org_id = $1 AND project_id = $2 AND failure_final AND starts_with(failure, $3)`,
+    [scope.orgId, scope.projectId, prefix],
+  );
+  return rows.map((row) => row.user_id);
+}
+
 /** Marks the current stall as notified; false when there is none. */
 export async function markStallNotified(sql: Sql, scope: Scope): Promise<boolean> {
   const rows = await sql.query("UPDATE learning_stalls SET notified_in_cc = true WHERE org_id = $1 AND project_id = $2 RETURNING 1", [
