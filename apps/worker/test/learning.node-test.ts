@@ -112,13 +112,15 @@ test("a window interrupted by killing its worker is completed exactly once by th
   }
 });
 
-test("a publish overriding a stall is awaited through its workflow, not answered by the failure before it", { timeout: 180_000 }, async () => {
+test("a publish overriding a stall is awaited through its workflow, and clearing the stall resumes the users it paused", { timeout: 180_000 }, async () => {
   const scope = await newScope();
   const worker = spawnWorker();
   try {
     refuseCredentials = true;
     const stalled = await publish(scope, { user_id: "cy", session_id: "s", force_extraction: true, interaction_data_list: [{ content: "I am vegan" }] });
     await waitUntilDone(scope, stalled, 60_000, "failed");
+    const paused = await publish(scope, { user_id: "dee", session_id: "s", force_extraction: true, interaction_data_list: [{ content: "I am vegan" }] });
+    await waitUntilDone(scope, paused, 60_000, "failed");
     refuseCredentials = false;
     // What publish_interaction's wait_for_response does: the workflow starts after the commit, so
     // the first looks see the stalled attempt's failure, which must not end the wait.
@@ -133,6 +135,8 @@ test("a publish overriding a stall is awaited through its workflow, not answered
     assert.equal(await waitForLearning(deps, scope, resumed, 120_000), true, JSON.stringify(await learningStatusOf(deps, scope, resumed)));
     assert.equal((await learningStatusOf(deps, scope, stalled)).status, "done");
     assert.equal(await learning.readStall(env.db, scope), undefined);
+    // The activity that cleared the stall signalled the workflow of the other user it had paused.
+    await waitUntilDone(scope, paused, 60_000);
   } finally {
     refuseCredentials = false;
     await stopWorker(worker, "SIGTERM");
