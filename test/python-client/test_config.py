@@ -113,9 +113,12 @@ def test_mark_stall_notified_answers_with_the_flag(client, api):
 @pytest.fixture
 def learning_stall(api):
     """Learning stalled by the provider's 401 (the scripted LLM answers one for this phrase); cleared afterwards."""
-    api.publish(unique("user"), [{"role": "User", "content": "Please trigger an auth stall now."}], wait=True)
+    stalling = api.publish(unique("user"), [{"role": "User", "content": "Please trigger an auth stall now."}], wait=True)
     wait_until(lambda: api.get("/stall_state")["stalled"], timeout=30, what="learning to stall")
     yield
+    # Clearing the stall resumes the learning it paused, and the scripted provider would refuse this
+    # conversation again: it goes first.
+    api.delete("/api/delete_request", {"request_id": stalling})
     # A run let through by override_learning_stall shows the provider works again and clears the stall.
     api.publish(unique("user"), [{"role": "User", "content": "I am vegan."}], wait=True, override_learning_stall=True)
     wait_until(lambda: not api.get("/stall_state")["stalled"], timeout=60, what="the stall to clear")
