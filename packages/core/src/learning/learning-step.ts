@@ -157,6 +157,8 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
   }
 
   const request = (await requests.findRequest(deps.db, scope, window.at(-1)!.request_id))!;
+  // The step's stall was read before its first window: only the commit that clears it resumes the users it paused.
+  let clearedStall = false;
   const committed = await deps.db.transaction(async (tx) => {
     const moved = await learning.advanceCursor(tx, scope, {
       userId,
@@ -176,11 +178,11 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
       now,
     );
     // A run that the stall override let through shows the provider works again.
-    if (stall) await learning.clearStall(tx, scope);
+    clearedStall = stall !== undefined && (await learning.clearStall(tx, scope));
     return true;
   });
   if (!committed) return { next: "busy" };
-  if (stall) await resumePausedUsers(deps, scope, userId);
+  if (clearedStall) await resumePausedUsers(deps, scope, userId);
   return { next: "again" };
 }
 

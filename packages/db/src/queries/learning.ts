@@ -194,8 +194,10 @@ export async function recordStall(sql: Sql, scope: Scope, stall: { reason: "auth
   );
 }
 
-export async function clearStall(sql: Sql, scope: Scope): Promise<void> {
-  await sql.query("DELETE FROM learning_stalls WHERE org_id = $1 AND project_id = $2", [scope.orgId, scope.projectId]);
+/** Clears the project's stall; false when there was none (another step cleared it first). */
+export async function clearStall(sql: Sql, scope: Scope): Promise<boolean> {
+  const rows = await sql.query("DELETE FROM learning_stalls WHERE org_id = $1 AND project_id = $2 RETURNING 1", [scope.orgId, scope.projectId]);
+  return rows.length > 0;
 }
 
 /** The users with a cursor whose last attempt ended in a final failure starting with `prefix` (a stall's, say). */
