@@ -108,7 +108,7 @@ describe.skipIf(!fullMode)("storage outages under a real server and worker", () 
     });
     try {
       await lockHeld;
-      // As many as the process runs publish transactions at once (SERVICE_PUBLISH_CONCURRENCY): every slot is taken.
+      // As many as the process admits publishes at once (SERVICE_PUBLISH_CONCURRENCY): every slot is taken.
       const stuck = Array.from({ length: 4 }, (_, index) => svc.publish("locked", `stuck ${index}`));
       await Bun.sleep(300);
       const queued = Array.from({ length: 3 }, (_, index) => svc.publish(`free-${index}`, `queued ${index}`));

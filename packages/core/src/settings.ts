@@ -89,7 +89,7 @@ const Environment = z.object({
     .default(10 * 1024 * 1024),
   /** GET /health's storage probe answers 503 (reason timeout) past this. */
   SERVICE_HEALTH_TIMEOUT_MS: z.coerce.number().int().min(100).default(2_000),
-  /** Publish transactions one process runs at once; more publishes wait for a slot (see SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS). */
+  /** Publishes one process has under way at once (sharing a few transactions); more wait for a slot (see SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS). */
   SERVICE_PUBLISH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(DEFAULT_PUBLISH_ADMISSION.concurrency),
   /** A publish is answered within this: 503 capacity_deadline_exceeded if it got no slot, 504 admission_timeout if it did not commit. */
   SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS: z.coerce.number().int().min(100).default(DEFAULT_PUBLISH_ADMISSION.timeoutMs),

@@ -85,21 +85,22 @@ const slotsOf = new WeakMap<Database, PublishSlots>();
 /**
  * A publish that holds a slot. As TransactionOptions its signal stops the publish's transaction at
  * the deadline: a transaction that has not sent its COMMIT by then rolls back instead of committing
- * after the client was told 504.
+ * after the client was told 504 (one shared with other publishes rolls back, and they run again
+ * alone: see commitShared).
  */
 export interface PublishAdmission extends TransactionOptions {
   signal: AbortSignal;
   /**
-   * `committing` (the publish's transaction, started right after admission) within the deadline;
+   * `committing` (the publish's transaction, queued right after admission) within the deadline;
    * AdmissionTimeoutError past it. The slot is held until `committing` settles, whatever the answer:
-   * the bound is on transactions under way, not on answers given.
+   * the bound is on publishes under way, not on answers given.
    */
   answer<T>(committing: Promise<T>): Promise<T>;
 }
 
 /**
  * Admits a publish under the process's publish admission (PublishAdmissionSettings): at most
- * `concurrency` publish transactions run at once, and every publish is answered within `timeoutMs`
+ * `concurrency` publishes are under way at once, and every publish is answered within `timeoutMs`
  * of its admission request. It waits for a slot until that deadline (PublishCapacityError past it:
  * 503, nothing committed); the admission it returns answers 504 through `answer` past the same
  * deadline (AdmissionTimeoutError). The storage's own failures before the deadline (503

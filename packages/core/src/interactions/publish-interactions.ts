@@ -7,6 +7,7 @@ import { noteOutcomeActivity } from "../outcomes/note-outcome-activity.ts";
 import { assignExperimentArm } from "../search/experiment-assignment.ts";
 import { exposureReceiptDigest, verifyExposureReceipt } from "../search/exposure-receipts.ts";
 import { admitPublish } from "./publish-admission.ts";
+import { commitShared } from "./shared-commits.ts";
 
 export interface PublishedRequest {
   request: RequestRecord;
@@ -22,9 +23,10 @@ export interface PublishOptions {
 
 /**
  * Commits a request and its interactions, and their place in the user's interaction stream, in one
- * transaction; then tells the orchestrator that the user's stream moved. The interactions' vectors
- * are left to the learning step (embedPendingInteractions), so the model's time is not spent on the
- * publish path; evaluation-only publishes are scheduled for that too, though never extracted.
+ * transaction (which concurrent publishes may share, see commitShared); then tells the orchestrator
+ * that the user's stream moved. The interactions' vectors are left to the learning step
+ * (embedPendingInteractions), so the model's time is not spent on the publish path; evaluation-only
+ * publishes are scheduled for that too, though never extracted.
  */
 export async function publishInteractions(
   deps: CoreDeps,
@@ -47,60 +49,66 @@ export async function publishInteractions(
 
   // Answered within the admission deadline: 503 capacity_deadline_exceeded without a slot, 504 admission_timeout without a commit.
   const admission = await admitPublish(deps, requestId);
-  const committing = deps.db.transaction(async (tx) => {
-    const firstSeq = await requests.reserveStreamPositions(tx, scope, input.user_id, kept.length, now);
-    const request: RequestRecord = {
-      request_id: requestId,
-      user_id: input.user_id,
-      session_id: input.session_id,
-      source: input.source,
-      agent_version: input.agent_version,
-      skip_aggregation: input.skip_aggregation,
-      force_extraction: input.force_extraction,
-      evaluation_only: input.evaluation_only,
-      override_learning_stall: input.override_learning_stall,
-      completion_hint: input.session_finished,
-      retrieval_experiment_id: input.retrieval_experiment_id ?? null,
-      retrieval_experiment_arm: input.retrieval_experiment_arm ?? null,
-      first_seq: firstSeq,
-      last_seq: firstSeq + kept.length - 1,
-      created_at: now,
-    };
-    const rows = kept.map(
-      (item, index): InteractionInsert => ({
-        user_id: input.user_id,
+  const lockOrder = `${scope.orgId}\u0000${scope.projectId}\u0000${input.user_id}`;
+  const committing = commitShared(
+    deps.db,
+    lockOrder,
+    async (tx) => {
+      const firstSeq = await requests.reserveStreamPositions(tx, scope, input.user_id, kept.length, now);
+      const request: RequestRecord = {
         request_id: requestId,
+        user_id: input.user_id,
         session_id: input.session_id,
-        seq: firstSeq + index,
+        source: input.source,
+        agent_version: input.agent_version,
+        skip_aggregation: input.skip_aggregation,
+        force_extraction: input.force_extraction,
         evaluation_only: input.evaluation_only,
-        created_at: item.created_at ?? now,
-        role: item.role,
-        content: item.content,
-        shadow_content: item.shadow_content,
-        expert_content: item.expert_content,
-        image_encoding: item.image_encoding ?? null,
-        user_action: item.user_action,
-        user_action_description: item.user_action_description ?? null,
-        interacted_image_url: item.interacted_image_url ?? null,
-        tools_used: item.tools_used.map((tool) => ({ tool_name: tool.tool_name, tool_data: tool.tool_data, status: tool.status })),
-        citations: item.citations,
-        retrieved_learnings: retrieved[index]!,
-        embedding: null,
-        embedding_model: null,
-      }),
-    );
-    // Sent together without waiting for each other: the PostgreSQL driver pipelines them (one round
-    // trip instead of five; the embedded one queues them), and the server runs them in this order.
-    const [, interactionIds, , evaluationDue, inferenceDue] = await Promise.all([
-      requests.insertRequest(tx, scope, request),
-      interactions.insertInteractions(tx, scope, rows),
-      learning.ensureCursors(tx, scope, input.user_id),
-      kept.length > 0 && noteEvaluationActivity(deps, tx, scope, config, request, kept),
-      kept.length > 0 && noteOutcomeActivity(deps, tx, scope, request, kept),
-    ]);
-    await options.withinCommit?.(tx, request);
-    return { request, interactionIds, evaluationDue, inferenceDue };
-  }, admission);
+        override_learning_stall: input.override_learning_stall,
+        completion_hint: input.session_finished,
+        retrieval_experiment_id: input.retrieval_experiment_id ?? null,
+        retrieval_experiment_arm: input.retrieval_experiment_arm ?? null,
+        first_seq: firstSeq,
+        last_seq: firstSeq + kept.length - 1,
+        created_at: now,
+      };
+      const rows = kept.map(
+        (item, index): InteractionInsert => ({
+          user_id: input.user_id,
+          request_id: requestId,
+          session_id: input.session_id,
+          seq: firstSeq + index,
+          evaluation_only: input.evaluation_only,
+          created_at: item.created_at ?? now,
+          role: item.role,
+          content: item.content,
+          shadow_content: item.shadow_content,
+          expert_content: item.expert_content,
+          image_encoding: item.image_encoding ?? null,
+          user_action: item.user_action,
+          user_action_description: item.user_action_description ?? null,
+          interacted_image_url: item.interacted_image_url ?? null,
+          tools_used: item.tools_used.map((tool) => ({ tool_name: tool.tool_name, tool_data: tool.tool_data, status: tool.status })),
+          citations: item.citations,
+          retrieved_learnings: retrieved[index]!,
+          embedding: null,
+          embedding_model: null,
+        }),
+      );
+      // Sent together without waiting for each other: the PostgreSQL driver pipelines them (one round
+      // trip instead of five; the embedded one queues them), and the server runs them in this order.
+      const [, interactionIds, , evaluationDue, inferenceDue] = await Promise.all([
+        requests.insertRequest(tx, scope, request),
+        interactions.insertInteractions(tx, scope, rows),
+        learning.ensureCursors(tx, scope, input.user_id),
+        kept.length > 0 && noteEvaluationActivity(deps, tx, scope, config, request, kept),
+        kept.length > 0 && noteOutcomeActivity(deps, tx, scope, request, kept),
+      ]);
+      await options.withinCommit?.(tx, request);
+      return { request, interactionIds, evaluationDue, inferenceDue };
+    },
+    admission.signal,
+  );
   const { evaluationDue, inferenceDue, ...committed } = await admission.answer(committing);
   await deps.scheduleLearning?.(scope, input.user_id);
   if (evaluationDue) await deps.scheduleEvaluation?.(scope, input.session_id);
