@@ -2,12 +2,12 @@ import { type Database, type Sql, StorageUnavailableError } from "@als/db";
 
 /**
  * Group commit for publishes. At most this many transactions of a process take publishes from its
- * queue at once; a publish that arrives while they all run waits, and those that waited start
- * together in the next free one: each still runs its own statements, pipelined on the shared
+ * queue at once. A publish that finds none running starts at once, so a lone publish waits for
+ * nobody; one that arrives while some run waits (see startAfterThisTurn), and those that waited
+ * start together in a free one: each still runs its own statements, pipelined on the shared
  * connection, but they pay one BEGIN, one COMMIT and one round trip per step between them, which was
  * most of a publish's cost at concurrency 16 on both sides of the socket (bench/publish.ts, "Session
- * 18"). A publish that finds one free starts at once, so a lone publish waits for nobody. Three kept
- * the two cores busiest in that bench (two and four were within its noise).
+ * 18"). Three kept the two cores busiest in that bench (two and four were within its noise).
  */
 const SHARED_TRANSACTIONS = 3;
 
