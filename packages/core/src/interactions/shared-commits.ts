@@ -19,9 +19,12 @@ const SHARED_TRANSACTIONS = 3;
 const ALONE_TRANSACTIONS = 5;
 
 /**
- * How long a shared transaction waits for a row lock held by another transaction (a publish run
- * alone, an erasure, a lease) before the publish that asked for it runs again alone: one blocked
- * publish must not hold up the others of its transaction, nor the queue behind them.
+ * How long a shared transaction of several users' publishes waits for a row lock held by another
+ * transaction (a publish run alone, an erasure, a lease) before the publish that asked for it runs
+ * again alone: one blocked user must not hold up the others of its transaction. A transaction of one
+ * user's publishes waits as a publish alone does, in the transaction and connection it has: they
+ * could not commit before that lock anyway, and running them again would take new connections from a
+ * pool that may be short of them.
  */
 const SHARED_LOCK_TIMEOUT = "SET LOCAL lock_timeout = '100ms'";
 
@@ -111,8 +114,10 @@ class SharedCommits {
     try {
       const results = await this.db.transaction(
         async (tx) => {
-          const [lockTimeout, ...outcomes] = await Promise.allSettled([tx.query(SHARED_LOCK_TIMEOUT), ...batch.map((entry) => entry.work(tx))]);
-          if (lockTimeout!.status === "rejected") throw lockTimeout!.reason;
+          const severalUsers = batch.some((entry) => entry.lockOrder !== batch[0]!.lockOrder);
+          const setUp = severalUsers ? tx.query(SHARED_LOCK_TIMEOUT) : Promise.resolve([]);
+          const [setting, ...outcomes] = await Promise.allSettled([setUp, ...batch.map((entry) => entry.work(tx))]);
+          if (setting!.status === "rejected") throw setting!.reason;
           if (outcomes.some((outcome) => outcome.status === "rejected")) throw new WorkFailed(outcomes);
           workDone = true;
           return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value);
