@@ -2,6 +2,7 @@ export { checkStorage } from "./check-storage.ts";
 export * from "./driver.ts";
 export { migrate } from "./migrate.ts";
 export * from "./open.ts";
+export { isAfterEarlierFailure, pipelined } from "./pipelined.ts";
 export { guardProcessAgainstStorageFailures } from "./process-guard.ts";
 export type { AgentPlaybookRecord } from "./queries/agent-playbooks.ts";
 export * as agentPlaybooks from "./queries/agent-playbooks.ts";

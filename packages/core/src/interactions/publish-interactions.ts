@@ -1,5 +1,5 @@
 import { AppError, INTERACTION_FIELDS, type InteractionItem, isEmptyInteraction, PUBLISH_FIELDS, type PublishInteractionRequest } from "@als/contract";
-import { type InteractionInsert, interactions, learning, type RequestRecord, requests, type Scope, type Sql } from "@als/db";
+import { type InteractionInsert, interactions, learning, pipelined, type RequestRecord, requests, type Scope, type Sql } from "@als/db";
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { noteEvaluationActivity } from "../evaluation/note-session-activity.ts";
@@ -97,7 +97,7 @@ export async function publishInteractions(
       );
       // Sent together without waiting for each other: the PostgreSQL driver pipelines them (one round
       // trip instead of five; the embedded one queues them), and the server runs them in this order.
-      const [, interactionIds, , evaluationDue, inferenceDue] = await Promise.all([
+      const [, interactionIds, , evaluationDue, inferenceDue] = await pipelined([
         requests.insertRequest(tx, scope, request),
         interactions.insertInteractions(tx, scope, rows),
         learning.ensureCursors(tx, scope, input.user_id),

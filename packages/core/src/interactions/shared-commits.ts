@@ -1,4 +1,4 @@
-import { type Database, type Sql, StorageUnavailableError } from "@als/db";
+import { type Database, isAfterEarlierFailure, type Sql, StorageUnavailableError } from "@als/db";
 
 /**
  * Group commit for publishes. At most this many transactions of a process take publishes from its
@@ -45,9 +45,6 @@ class WorkFailed extends Error {
 
 /** PostgreSQL's lock_not_available (SHARED_LOCK_TIMEOUT), which the driver reports as a storage timeout. */
 const isLockTimeout = (error: unknown) => error instanceof StorageUnavailableError && (error.cause as { code?: unknown } | undefined)?.code === "55P03";
-
-/** in_failed_sql_transaction: a statement refused only because another publish's statement failed before it. */
-const isAfterAnotherFailure = (error: unknown) => (error as { code?: unknown } | null)?.code === "25P02";
 
 class SharedCommits {
   private readonly waiting: Waiting[] = [];
@@ -148,7 +145,7 @@ class SharedCommits {
     const isInnocent = (entry: Waiting, index: number) => {
       const outcome = outcomes[index];
       if (entry.signal.aborted) return false;
-      return outcome === undefined || outcome.status === "fulfilled" || isAfterAnotherFailure(outcome.reason) || outcome.reason === signal.reason;
+      return outcome === undefined || outcome.status === "fulfilled" || isAfterEarlierFailure(outcome.reason) || outcome.reason === signal.reason;
     };
     // Every round removes at least one publish from the queue, or none goes back to it.
     const blameless = batch.every(isInnocent);
