@@ -83,7 +83,7 @@ class SharedCommits {
       const batch = takeUnexpired(this.waiting, this.waiting.length);
       if (batch.length === 0) break;
       this.sharedRunning++;
-      void this.commitShared(batch).finally(() => {
+      void this.runBatch(batch).finally(() => {
         this.sharedRunning--;
         this.startWaiting();
       });
@@ -102,7 +102,7 @@ class SharedCommits {
     }
   }
 
-  private async commitShared(batch: Waiting[]): Promise<void> {
+  private async runBatch(batch: Waiting[]): Promise<void> {
     // Row locks (a user's stream positions) are taken in one order by every shared transaction, so two
     // of them never wait for each other; the sort is stable, so one user's publishes keep their order.
     batch.sort((a, b) => (a.lockOrder < b.lockOrder ? -1 : a.lockOrder > b.lockOrder ? 1 : 0));
@@ -159,7 +159,7 @@ class SharedCommits {
       else this.waitingAlone.push(entry);
     }
     this.waiting.unshift(...requeued);
-    // Both queues start again when this transaction ends (commitShared's caller), its connection back.
+    // Both queues start again when this transaction ends (runBatch's caller), its connection back.
   }
 }
 
