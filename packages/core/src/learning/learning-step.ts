@@ -29,7 +29,7 @@ export const DEFAULT_SESSION_INACTIVITY_SECONDS = 6 * 3600;
 const RETRY_BASE_SECONDS = 5;
 const RETRY_CAP_SECONDS = 300;
 
-/** How the failure of a window that a stall stopped begins: what finds the users to resume once it clears. */
+/** How the failure of a window that a stall stopped begins, as learning_status shows it. */
 const STALLED = "learning is stalled";
 
 export const NO_PROVIDER_REASON =
@@ -96,12 +96,13 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
   const due = pending.count >= config.stride_size || pending.forced || now - quietSince >= inactivity;
   if (!due) return { next: "sleep", until: quietSince + inactivity };
 
-  const fail = (message: string, final: boolean, retryAt: number | null = null) =>
-    learning.recordCursorFailure(deps.db, scope, { userId, extractor: cursor.extractor, message, final, retryAt, throughSeq: streamEnd });
+  const fail = (message: string, final: boolean, retryAt: number | null = null, stalled = false) =>
+    learning.recordCursorFailure(deps.db, scope, { userId, extractor: cursor.extractor, message, final, stalled, retryAt, throughSeq: streamEnd });
+  // Final until a publish overrides the stall; the commit that clears it resumes the users so stopped.
+  const failStalled = (reason: string) => fail(`${STALLED}: ${reason}`, true, null, true);
   if (stall && !pending.overrides_stall) {
-    await fail(
-      `${STALLED}: the LLM provider refused our ${stall.reason === "auth" ? "credentials" : "billing"} (${stall.error_message}); fix it, then publish with override_learning_stall`,
-      true,
+    await failStalled(
+      `the LLM provider refused our ${stall.reason === "auth" ? "credentials" : "billing"} (${stall.error_message}); fix it, then publish with override_learning_stall`,
     );
     return { next: "idle" };
   }
@@ -147,7 +148,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
     }
     if (error instanceof LlmStallError) {
       await learning.recordStall(deps.db, scope, { reason: error.kind, errorMessage: error.message }, now);
-      await fail(`${STALLED}: ${error.message}`, true);
+      await failStalled(error.message);
       return { next: "idle" };
     }
     // Transient (rate limits, outages, a reply that never matched the schema): back off and retry.
@@ -188,7 +189,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
 
 /** The stall has cleared: the learning it paused for other users goes on without waiting for their next publish. */
 async function resumePausedUsers(deps: CoreDeps, scope: Scope, clearedBy: string): Promise<void> {
-  for (const userId of await learning.usersWithFinalFailure(deps.db, scope, STALLED)) {
+  for (const userId of await learning.usersStalled(deps.db, scope)) {
     if (userId !== clearedBy) await deps.scheduleLearning?.(scope, userId);
   }
 }

@@ -29,7 +29,7 @@ export async function holdWindow(
   now: number,
 ): Promise<void> {
   await sql.query(
-    `UPDATE learning_cursors SET failure = $5, failure_final = true, failed_through_seq = $6, retry_at = NULL, attempts = attempts + 1,
+    `UPDATE learning_cursors SET failure = $5, failure_final = true, failure_stalled = false, failed_through_seq = $6, retry_at = NULL, attempts = attempts + 1,
        held_through_seq = $6, held_input_tokens = $7, held_budget_tokens = $8, held_at = $9, budget_override_tokens = NULL
      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND extractor = $4`,
     [scope.orgId, scope.projectId, held.userId, held.extractor, INPUT_BUDGET_EXCEEDED, held.throughSeq, held.inputTokens, held.budgetTokens, now],
@@ -61,7 +61,7 @@ export async function recoverHeldWindow(tx: Sql, scope: Scope, held: HeldWindow,
   const skipTo = recovery.action === "skip" ? held.through_seq : null;
   const budget = recovery.action === "retry" ? recovery.budgetTokens : null;
   const updated = await tx.query(
-    `UPDATE learning_cursors SET covered_seq = coalesce($5, covered_seq), failure = NULL, failure_final = false, failed_through_seq = NULL, retry_at = NULL, attempts = 0,
+    `UPDATE learning_cursors SET covered_seq = coalesce($5, covered_seq), failure = NULL, failure_final = false, failure_stalled = false, failed_through_seq = NULL, retry_at = NULL, attempts = 0,
        held_through_seq = NULL, held_input_tokens = NULL, held_budget_tokens = NULL, held_at = NULL, budget_override_tokens = $6
      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND extractor = $4 AND held_through_seq = $7 RETURNING 1`,
     [scope.orgId, scope.projectId, held.user_id, held.extractor, skipTo, budget, held.through_seq],

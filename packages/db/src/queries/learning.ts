@@ -85,7 +85,7 @@ export async function advanceCursor(
   move: { userId: string; extractor: Extractor; fromSeq: number; toSeq: number; leaseToken: string },
 ): Promise<boolean> {
   const rows = await sql.query(
-    `UPDATE learning_cursors c SET covered_seq = $6, failure = NULL, failure_final = false, failed_through_seq = NULL, attempts = 0, retry_at = NULL,
+    `UPDATE learning_cursors c SET covered_seq = $6, failure = NULL, failure_final = false, failure_stalled = false, failed_through_seq = NULL, attempts = 0, retry_at = NULL,
        held_through_seq = NULL, held_input_tokens = NULL, held_budget_tokens = NULL, held_at = NULL, budget_override_tokens = NULL
      FROM learning_users u
      WHERE c.org_id = $1 AND c.project_id = $2 AND c.user_id = $3 AND c.extractor = $4 AND c.covered_seq = $5
@@ -98,17 +98,28 @@ export async function advanceCursor(
 
 /**
  * Records why a cursor could not advance, for the requests through `throughSeq` (the stream's end
- * the attempt saw); `retryAt` null means not until something changes.
+ * the attempt saw); `retryAt` null means not until something changes. `stalled`: the failure is the
+ * project's learning stall (see usersStalled).
  */
 export async function recordCursorFailure(
   sql: Sql,
   scope: Scope,
-  failure: { userId: string; extractor: Extractor; message: string; final: boolean; retryAt: number | null; throughSeq: number },
+  failure: { userId: string; extractor: Extractor; message: string; final: boolean; stalled?: boolean; retryAt: number | null; throughSeq: number },
 ): Promise<void> {
   await sql.query(
-    `UPDATE learning_cursors SET failure = $5, failure_final = $6, retry_at = $7, failed_through_seq = $8, attempts = attempts + 1
+    `UPDATE learning_cursors SET failure = $5, failure_final = $6, failure_stalled = $9, retry_at = $7, failed_through_seq = $8, attempts = attempts + 1
      WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND extractor = $4`,
-    [scope.orgId, scope.projectId, failure.userId, failure.extractor, failure.message, failure.final, failure.retryAt, failure.throughSeq],
+    [
+      scope.orgId,
+      scope.projectId,
+      failure.userId,
+      failure.extractor,
+      failure.message,
+      failure.final,
+      failure.retryAt,
+      failure.throughSeq,
+      failure.stalled ?? false,
+    ],
   );
 }
 
@@ -200,13 +211,12 @@ export async function clearStall(sql: Sql, scope: Scope): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** The users with a cursor whose last attempt ended in a final failure starting with `prefix` (a stall's, say). */
-export async function usersWithFinalFailure(sql: Sql, scope: Scope, prefix: string): Promise<string[]> {
-  const rows = await sql.query<{ user_id: string }>(
-    `SELECT DISTINCT user_id FROM learning_cursors
-     WHERE org_id = $1 AND project_id = $2 AND failure_final AND starts_with(failure, $3)`,
-    [scope.orgId, scope.projectId, prefix],
-  );
+/** The users with a cursor whose last attempt the project's learning stall stopped: a cleared stall resumes them. */
+export async function usersStalled(sql: Sql, scope: Scope): Promise<string[]> {
+  const rows = await sql.query<{ user_id: string }>("SELECT DISTINCT user_id FROM learning_cursors WHERE org_id = $1 AND project_id = $2 AND failure_stalled", [
+    scope.orgId,
+    scope.projectId,
+  ]);
   return rows.map((row) => row.user_id);
 }
 
