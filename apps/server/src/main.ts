@@ -37,8 +37,18 @@ const app = buildApp({
   rateLimits: settings.identity.rateLimits,
   accounts,
 });
-// Bun refuses bodies past its own limit before the app sees them; the app answers 413 with the contract's body just above ours.
-app.listen({ hostname: settings.host, port: settings.port, maxRequestBodySize: settings.maxBodyBytes + 1 });
+try {
+  // Bun refuses bodies past its own limit before the app sees them; the app answers 413 with the contract's body just above ours.
+  // reusePort off: Elysia's default lets a second process listen on a port in use and the kernel share
+  // the connections out between them, so a service started twice would answer from both at random.
+  app.listen({ hostname: settings.host, port: settings.port, maxRequestBodySize: settings.maxBodyBytes + 1, reusePort: false });
+} catch (error) {
+  log.error(
+    `cannot start: cannot listen on ${settings.host}:${settings.port}, which another process may be using (${error instanceof Error ? error.message : String(error)})`,
+  );
+  await service.close();
+  process.exit(1);
+}
 log.info("listening", { url: `http://${settings.host}:${settings.port}`, mode: service.mode, storage: settings.storage.kind });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

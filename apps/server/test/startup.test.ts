@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomPort } from "../../../test/support/server-process.ts";
 import { TINY_CROSS_ENCODER_DIR } from "../../../test/support/tiny-cross-encoder.ts";
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
@@ -13,13 +14,27 @@ function startServer(env: Record<string, string>) {
   return Bun.spawn(["bun", MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
 }
 
-async function waitForHealth(url: string, deadlineMs: number): Promise<Response> {
+/**
+ * The server's /health once it answers. A server that exits first, or is still not listening at the
+ * deadline (killed then), fails the test with its exit code and what it wrote to stderr.
+ */
+async function waitForHealth(server: ReturnType<typeof startServer>, url: string, deadlineMs: number): Promise<Response> {
   const until = Date.now() + deadlineMs;
+  let exited = false;
+  void server.exited.then(() => {
+    exited = true;
+  });
   for (;;) {
     try {
       return await fetch(`${url}/health`);
-    } catch (error) {
-      if (Date.now() > until) throw error;
+    } catch {
+      if (exited || Date.now() > until) {
+        server.kill("SIGKILL");
+        const code = await server.exited;
+        throw new Error(
+          `the server ${exited ? `exited with ${code}` : `was not listening after ${deadlineMs} ms`}; its stderr:\n${await new Response(server.stderr).text()}`,
+        );
+      }
       await Bun.sleep(100);
     }
   }
@@ -27,12 +42,13 @@ async function waitForHealth(url: string, deadlineMs: number): Promise<Response>
 
 describe("the server process", () => {
   test("starts in embedded mode with no configuration but a port, and serves real HTTP", async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = randomPort();
     // A data directory that does not exist yet, as on a fresh checkout.
     const server = startServer({ PORT: String(port), DATA_DIR: join(dataDir, "fresh", "nested"), RERANK_MODEL_DIR: TINY_CROSS_ENCODER_DIR });
+    const url = `http://127.0.0.1:${port}`;
+    // Under CI's load (both server suites starting at once) a fresh start has taken over 15 s.
+    const health = await waitForHealth(server, url, 45_000);
     try {
-      const url = `http://127.0.0.1:${port}`;
-      const health = await waitForHealth(url, 30_000);
       expect(await health.json()).toMatchObject({ status: "ok", mode: "embedded", storage: "pglite" });
       const post = (path: string, body: unknown) =>
         fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as any);
@@ -44,6 +60,22 @@ describe("the server process", () => {
     } finally {
       server.kill("SIGTERM");
       expect(await server.exited).toBe(0);
+    }
+  });
+
+  test("refuses a port another process listens on, naming it, and leaves that process its connections", async () => {
+    // Listening as Elysia does by default (SO_REUSEPORT), which would let a second such listener share the port.
+    const holder = Bun.serve({ hostname: "127.0.0.1", port: randomPort(), reusePort: true, fetch: () => new Response("the other process") });
+    try {
+      const server = startServer({ PORT: String(holder.port), DATA_DIR: join(dataDir, "port-taken"), RERANK_MODEL_DIR: TINY_CROSS_ENCODER_DIR });
+      const stillRunning = setTimeout(() => server.kill("SIGKILL"), 45_000);
+      expect(await server.exited).toBe(1);
+      clearTimeout(stillRunning);
+      const stderr = await new Response(server.stderr).text();
+      expect(stderr).toContain(`cannot start: cannot listen on 127.0.0.1:${holder.port}`);
+      for (let i = 0; i < 4; i++) expect(await (await fetch(`http://127.0.0.1:${holder.port}/health`)).text()).toBe("the other process");
+    } finally {
+      holder.stop(true);
     }
   });
 
