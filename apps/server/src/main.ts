@@ -46,6 +46,7 @@ try {
   log.error(
     `cannot start: cannot listen on ${settings.host}:${settings.port}, which another process may be using (${error instanceof Error ? error.message : String(error)})`,
   );
+  await accounts.mailer.close();
   await service.close();
   process.exit(1);
 }
