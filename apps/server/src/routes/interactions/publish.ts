@@ -3,12 +3,12 @@ import { countLearningsOfRequest, maskedStorageLabel, publishInteractions, waitF
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.interactions.publish, {
-  async handle({ deps, scope }, input) {
+  async handle({ deps, scope, authMode }, input) {
     const published = await publishInteractions(deps, scope, input);
     const requestId = published.request.request_id;
     const done = input.wait_for_response && (await waitForLearning(deps, scope, requestId, PUBLISH_WAIT_MS));
     const learned = done ? await countLearningsOfRequest(deps, scope, published.request) : { profiles: 0, user_playbooks: 0, profiles_merged: 0 };
-    const storage = { storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps) ?? deps.db.kind };
+    const storage = { storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps, authMode === "required") ?? deps.db.kind };
     return {
       success: true,
       message: `Published ${published.interactionIds.length} interaction(s)`,
