@@ -1,6 +1,7 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
 import { attachReconciler, type CoreDeps, type DataSourceSettings, type TrustedProxy } from "@als/core";
+import type { StorageTimeouts } from "@als/db";
 import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
 import { createLogger } from "../../apps/server/src/logger.ts";
@@ -28,6 +29,8 @@ export interface TestServiceOptions {
   trustedProxies?: readonly TrustedProxy[];
   /** Trace providers' hosts replaced by deterministic servers (trace-providers/); unset: the public hosts. */
   dataSources?: DataSourceSettings;
+  /** How long a call may wait on the storage; unset: the defaults. */
+  storageTimeouts?: StorageTimeouts;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface TestServiceOptions {
  * suite); `learningIdle()` waits until it has nothing left to do.
  */
 export async function startTestService(options: TestServiceOptions = {}) {
-  const { db, storage, drop } = await freshDatabase();
+  const { db, storage, drop } = await freshDatabase(options.storageTimeouts);
   const clock = { now: Math.floor(Date.now() / 1000) };
   const deps: CoreDeps = {
     db,

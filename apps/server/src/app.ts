@@ -21,7 +21,7 @@ import { type ClientAddressOf, clientAddressResolver } from "./http/client-addre
 import { CONSOLE_DIST, serveConsoleFile } from "./http/console-files.ts";
 import { errorResponse, translateError } from "./http/error-response.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
-import { readJsonBody, readQuery, withQueryFields } from "./http/read-input.ts";
+import { readJsonBody, readPathParams, readQuery, withQueryFields } from "./http/read-input.ts";
 import { toResponseBody } from "./http/response-body.ts";
 import { serverTimingHeader, timingFields } from "./http/server-timing.ts";
 import { parseInput } from "./http/validation.ts";
@@ -181,12 +181,14 @@ export function buildApp({
   const answer = async (
     route: Route,
     request: Request,
-    pathParams: Record<string, string>,
+    params: Record<string, string | null> | undefined,
     incoming: IncomingRequest,
     timings: RequestTimings,
   ): Promise<Response> => {
     const { endpoint } = route;
     try {
+      // The path is read to authorize (a project id is looked up), so it is checked first.
+      const pathParams = readPathParams(params);
       // Credentials before input: a caller without access learns nothing, not even what is invalid.
       const ctx = await authorize(endpoint, incoming, pathParams, timings);
       const url = new URL(request.url);
@@ -205,11 +207,11 @@ export function buildApp({
     }
   };
 
-  const serve = async (route: Route, request: Request, pathParams: Record<string, string>, server: Listener): Promise<Response> => {
+  const serve = async (route: Route, request: Request, params: Record<string, string | null> | undefined, server: Listener): Promise<Response> => {
     const startedAt = performance.now();
     const incoming = incomingOf(request, server, clientAddressOf);
     const timings = new RequestTimings();
-    return finished(await answer(route, request, pathParams, incoming, timings), request, incoming, timings, startedAt);
+    return finished(await answer(route, request, params, incoming, timings), request, incoming, timings, startedAt);
   };
 
   // tRPC answers carry no Server-Timing: its calls are timed for nobody.
@@ -266,7 +268,7 @@ export function buildApp({
     app.route(
       route.endpoint.method,
       route.endpoint.path,
-      ({ request, params, server }) => serve(route, request, (params ?? {}) as Record<string, string>, server),
+      ({ request, params, server }) => serve(route, request, params as Record<string, string | null> | undefined, server),
       { parse: "none" },
     );
   }

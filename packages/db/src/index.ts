@@ -31,7 +31,7 @@ export * as dataSources from "./queries/data-sources.ts";
 export type { ExpandedTable, PendingExpansion } from "./queries/document-expansion.ts";
 export * as documentExpansion from "./queries/document-expansion.ts";
 export * as emailVerifications from "./queries/email-verifications.ts";
-export type { EvaluationJobRecord } from "./queries/evaluation-jobs.ts";
+export type { EvaluationJobRecord, EvaluationJobStatus } from "./queries/evaluation-jobs.ts";
 export * as evaluationJobs from "./queries/evaluation-jobs.ts";
 export * as evaluationOverview from "./queries/evaluation-overview.ts";
 export type {

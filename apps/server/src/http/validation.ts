@@ -2,7 +2,7 @@ import { AppError, type FieldIssue } from "@als/contract";
 import type { z } from "zod";
 import { omitNullOptionals } from "./omit-null-optionals.ts";
 
-type Location = "body" | "query";
+type Location = "body" | "query" | "path";
 
 /** zod issues → the contract's 422 issue list, each naming the field path with list indexes. */
 export function toFieldIssues(error: z.ZodError, location: Location): FieldIssue[] {
@@ -21,11 +21,20 @@ export function toFieldIssues(error: z.ZodError, location: Location): FieldIssue
  * problem is a 422 naming its field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location): z.output<S> {
-  const badText = findUnstorableText(value, [location]);
-  if (badText.length > 0) throw AppError.validation(badText);
+  refuseUnstorableText(value, location);
   const parsed = schema.safeParse(omitNullOptionals(schema, value));
   if (!parsed.success) throw AppError.validation(toFieldIssues(parsed.error, location));
   return parsed.data;
+}
+
+/**
+ * 422 for text the database cannot store faithfully, naming where it is. Path parameters are
+ * checked with it before the credential is resolved: a project id in the URL is looked up then, and
+ * a NUL there would reach the database.
+ */
+export function refuseUnstorableText(value: unknown, location: Location): void {
+  const badText = findUnstorableText(value, [location]);
+  if (badText.length > 0) throw AppError.validation(badText);
 }
 
 /**
