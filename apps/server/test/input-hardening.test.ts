@@ -342,3 +342,22 @@ describe("time bounds are Unix seconds within the safe integers", () => {
     expect(late.status).toBe(200);
   });
 });
+
+describe("nesting is bounded", () => {
+  test("a body nested deeper than 100 levels answers 422, over REST and tRPC, however deep", async () => {
+    for (const depth of [101, 100_000]) {
+      const nested = `{"user_id":"u","tags":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+      const rest = await raw("POST", "/api/get_interactions", nested);
+      expect(rest.status).toBe(422);
+      expect(rest.body.message).toContain("body is nested deeper than 100 levels");
+      const trpc = await raw("POST", "/trpc/interactions.get", nested);
+      expect(trpc.status).toBe(422);
+      const query = await raw(
+        "GET",
+        `/trpc/interactions.learningStatus?input=${encodeURIComponent(`{"request_id":${"[".repeat(depth)}${"]".repeat(depth)}}`)}`,
+      );
+      expect(query.status).toBe(422);
+    }
+    expect((await raw("POST", "/api/get_interactions", `{"user_id":"u","tags":${"[".repeat(99)}${"]".repeat(99)}}`)).body.message).not.toContain("nested");
+  });
+});

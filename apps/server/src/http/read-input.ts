@@ -1,5 +1,5 @@
 import { AppError } from "@als/contract";
-import { refuseUnstorableText } from "./validation.ts";
+import { refuseDeepNesting, refuseUnstorableText } from "./validation.ts";
 
 /** A JSON media type: `application/json`, or a `+json` suffix type such as `application/merge-patch+json`. */
 const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
@@ -10,7 +10,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * The JSON body of a request, or undefined when it has none. A body must be declared JSON (415
  * otherwise: a `text/plain` POST is what another web page can send without a preflight), at most
  * `maxBytes` long (413; the length is counted as the body streams in, not taken from the header),
- * valid UTF-8 and valid JSON (422).
+ * valid UTF-8, valid JSON and nested no deeper than MAX_INPUT_DEPTH (422).
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const declared = Number(request.headers.get("content-length") ?? "0");
@@ -27,11 +27,15 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     throw AppError.validation([{ loc: ["body"], msg: "body is not valid UTF-8", type: "utf8_invalid" }]);
   }
   if (text.trim() === "") return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw AppError.validation([{ loc: ["body"], msg: "body is not valid JSON", type: "json_invalid" }]);
   }
+  // Here too, not only when the input is parsed: a tRPC body is written out again before that.
+  refuseDeepNesting(body, "body");
+  return body;
 }
 
 async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {

@@ -21,10 +21,30 @@ export function toFieldIssues(error: z.ZodError, location: Location): FieldIssue
  * problem is a 422 naming its field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location): z.output<S> {
+  refuseDeepNesting(value, location);
   refuseUnstorableText(value, location);
   const parsed = schema.safeParse(omitNullOptionals(schema, value));
   if (!parsed.success) throw AppError.validation(toFieldIssues(parsed.error, location));
   return parsed.data;
+}
+
+/**
+ * Deeper than any request the contract describes (a trace's metadata included): every walk of a
+ * value (the text check, null omission, the schema, JSON.stringify) recurses, and a body of a few
+ * kilobytes of brackets would otherwise exhaust the stack and answer 500.
+ */
+export const MAX_INPUT_DEPTH = 100;
+
+/** 422 for a value nested deeper than MAX_INPUT_DEPTH; measured without recursion, for the same reason. */
+export function refuseDeepNesting(value: unknown, location: Location): void {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    if (next === null || typeof next !== "object") continue;
+    if (depth >= MAX_INPUT_DEPTH)
+      throw AppError.validation([{ loc: [location], msg: `${location} is nested deeper than ${MAX_INPUT_DEPTH} levels`, type: "too_deep" }]);
+    for (const item of Object.values(next)) pending.push([item, depth + 1]);
+  }
 }
 
 /**
