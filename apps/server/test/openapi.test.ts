@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ERROR_TABLE, errorCodesOf, NoInput } from "@als/contract";
+import { AppError, type CredentialKind, ERROR_TABLE, errorCodesOf, NoInput } from "@als/contract";
+import { authorizeRequest } from "@als/identity";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { createTenant } from "../../../test/support/tenants.ts";
 import { routeList } from "../src/routes/index.ts";
 
 let svc: TestService;
@@ -15,6 +17,61 @@ afterAll(() => svc.close());
 const operationOf = (path: string, method: string) => doc.paths[path.replace(/:(\w+)/g, "{$1}")][method.toLowerCase()];
 
 describe("/openapi.json", () => {
+  test("/docs states each endpoint's credentials exactly as they are accepted: a governance session wherever a login session is", async () => {
+    const tenant = await createTenant(svc.deps);
+    const tokens: Record<CredentialKind, string> = {
+      api_key: tenant.fullKey,
+      limited_api_key: tenant.limitedKey,
+      login_session: tenant.loginSession,
+      governance_session: tenant.governanceSession,
+    };
+    const names: Record<CredentialKind, string> = {
+      api_key: "full-access API key",
+      limited_api_key: "limited API key",
+      login_session: "login session",
+      governance_session: "governance session",
+    };
+    /** Whether the resolver lets `authorization` through to the handler (any answer but a refused credential). */
+    const passes = async (endpoint: (typeof routeList)[number]["endpoint"], mode: "local" | "required", authorization: string | null) => {
+      const pathParams = endpoint.projectPathParam ? { [endpoint.projectPathParam]: "default" } : {};
+      try {
+        await authorizeRequest(svc.deps, mode, endpoint, { authorization, project: endpoint.projectPathParam ? "default" : null }, pathParams);
+        return true;
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return !(error.code === "unauthorized" || (error.code === "forbidden" && /accepts /.test(error.message)));
+      }
+    };
+    let checked = 0;
+    for (const { endpoint } of routeList) {
+      const description: string = operationOf(endpoint.path, endpoint.method).description;
+      if (endpoint.public) {
+        expect(description).toStartWith("Credentials: none");
+        continue;
+      }
+      const stated = /^Credentials: ([^.(]+)/.exec(description)![1]!;
+      for (const kind of Object.keys(tokens) as CredentialKind[]) {
+        const accepted = await passes(endpoint, "required", `Bearer ${tokens[kind]}`);
+        expect({ procedure: endpoint.procedure, kind, stated: stated.includes(names[kind]) }).toEqual({
+          procedure: endpoint.procedure,
+          kind,
+          stated: accepted,
+        });
+        checked++;
+      }
+      const localWithout = await passes(endpoint, "local", null);
+      expect({ procedure: endpoint.procedure, local: description.includes("the local organisation in AUTH_MODE=local") }).toEqual({
+        procedure: endpoint.procedure,
+        local: localWithout,
+      });
+      expect(await passes(endpoint, "required", null)).toBe(false);
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(operationOf("/api/account/me", "GET").description).toContain(
+      "login session or governance session (a governance session serves wherever a login session does)",
+    );
+  });
+
   test("is a valid OpenAPI 3.1 document", async () => {
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
