@@ -100,6 +100,7 @@ export type { ListedSessionOutcome, OutcomeFilters, SessionOutcomeRecord } from 
 export * as sessionOutcomes from "./queries/session-outcomes.ts";
 export type { SessionTimerState, SessionTimerTable } from "./queries/session-timers.ts";
 export * as sessionTimers from "./queries/session-timers.ts";
+export * as signInAttempts from "./queries/sign-in-attempts.ts";
 export type { EmbeddedKind, StaleRow } from "./queries/stale-embeddings.ts";
 export * as staleEmbeddings from "./queries/stale-embeddings.ts";
 export type { SubjectSection } from "./queries/subject-data.ts";
