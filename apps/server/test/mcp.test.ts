@@ -191,7 +191,8 @@ describe("the Python MCP SDK's client", () => {
       clearTimeout(timer);
       expect(await child.exited).toBe(0);
       const report = JSON.parse(output);
-      console.error(`python mcp client over ${transport}: ${output.slice(0, 1500)}`);
+      // The exchange, trimmed, for whoever reads the test's output.
+      for (const [step, answer] of Object.entries(report)) console.error(`python mcp ${transport} ${step}: ${JSON.stringify(answer).slice(0, 240)}`);
 
       expect(report.tools).toEqual(LEARNING_TOOLS.map((tool) => tool.name).sort());
       expect(report.search).toMatchObject({ is_error: false, text: expect.stringContaining(A_TEXT) });
