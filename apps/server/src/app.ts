@@ -1,4 +1,4 @@
-import { AppError, type Endpoint, errorCodesOf, rateClassOf } from "@als/contract";
+import { AppError, type Endpoint, endpoints, errorCodesOf, rateClassOf } from "@als/contract";
 import { type CoreDeps, RequestTimings, type TrustedProxy } from "@als/core";
 import { checkStorage } from "@als/db";
 import {
@@ -20,6 +20,7 @@ import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/b
 import { type ClientAddressOf, clientAddressResolver } from "./http/client-address.ts";
 import { CONSOLE_DIST, serveConsoleFile } from "./http/console-files.ts";
 import { errorResponse, translateError } from "./http/error-response.ts";
+import { type McpRouteDeps, serveMcp } from "./http/mcp-endpoint.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
 import { readJsonBody, readPathParams, readQuery, withQueryFields } from "./http/read-input.ts";
 import { toResponseBody } from "./http/response-body.ts";
@@ -76,7 +77,10 @@ const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientA
   clientAddress: clientAddressOf(request, server?.requestIP(request)?.address ?? null),
 });
 
-/** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs, the operator console at /console. */
+/**
+ * The HTTP application: REST under /api, tRPC under /trpc, MCP (Streamable HTTP) at /mcp, OpenAPI at
+ * /openapi.json, docs at /docs, the operator console at /console.
+ */
 export function buildApp({
   deps,
   log,
@@ -226,6 +230,12 @@ export function buildApp({
   );
   const allowedMethods = allowedMethodsIndex(routeList.map((route) => route.endpoint));
 
+  const mcpRoute: McpRouteDeps = {
+    // Admitted as a caller of whoami: any agent credential of the organisation, rate-limited as a read.
+    admit: async (caller) => void (await authorize(endpoints.service.whoami, caller, {}, new RequestTimings())),
+    handle: (inner: Request): Promise<Response> => app.handle(inner),
+  };
+
   const app = new Elysia()
     .onRequest(browserGuard(browser))
     .get("/health", async ({ request }) => {
@@ -254,6 +264,21 @@ export function buildApp({
         }
         const req = new Request(request.url, { method: request.method, headers: request.headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
         return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => incoming, onError: ({ error }) => void error });
+      },
+      { parse: "none" },
+    )
+    .all(
+      "/mcp",
+      async ({ request, server }) => {
+        const incoming = incomingOf(request, server, clientAddressOf);
+        try {
+          // The body under REST's limits on size, media type and encoding, read before the door so
+          // the rate limit counts only requests that could be served.
+          const body = request.method === "POST" ? await readJsonBody(request, maxBodyBytes) : undefined;
+          return await serveMcp(mcpRoute, request, incoming, body);
+        } catch (error) {
+          return errorResponse(translateError(error, incoming.correlationId, log));
+        }
       },
       { parse: "none" },
     )
