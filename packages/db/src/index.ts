@@ -1,4 +1,4 @@
-export { checkStorage } from "./check-storage.ts";
+export { checkFreeSpace, checkStorage } from "./check-storage.ts";
 export * from "./driver.ts";
 export { migrate } from "./migrate.ts";
 export * from "./open.ts";
