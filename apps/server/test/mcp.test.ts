@@ -147,6 +147,20 @@ describe("MCP credentials", () => {
     expect(JSON.stringify(await bare.json())).not.toContain("ALPHA");
   });
 
+  test("over HTTP a body that is not JSON answers 422 and a message that is not MCP 400, never a 500", async () => {
+    const post = (body: string) =>
+      fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: { ...bearer(a.fullKey), "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      });
+    const notJson = await post("{not json");
+    expect(notJson.status).toBe(422);
+    expect(JSON.stringify(await notJson.json())).toContain("not valid JSON");
+    const notMcp = await post(JSON.stringify({ hello: "world" }));
+    expect(notMcp.status).toBe(400);
+  });
+
   test("over stdio an unknown key makes every tool call a 401 tool error", async () => {
     const client = await connect("stdio", "als_unknown_key");
     try {
