@@ -1,6 +1,6 @@
 import { AppError, type Endpoint, endpoints, errorCodesOf, rateClassOf } from "@als/contract";
 import { type CoreDeps, RequestTimings, type TrustedProxy } from "@als/core";
-import { checkStorage } from "@als/db";
+import { checkFreeSpace, checkStorage } from "@als/db";
 import {
   type AccountServices,
   type AuthMode,
@@ -44,6 +44,8 @@ export interface AppOptions {
   browser?: BrowserPolicy;
   /** How long /health waits for its storage write check. */
   healthTimeoutMs?: number;
+  /** Embedded: the data directory whose free space /health checks, and the least it must have. */
+  healthDisk?: { directory: string; minFreeBytes: number };
   /** Fail a response carrying a field its declaration does not name (tests), instead of stripping it. */
   strictResponses?: boolean;
   /** `local` (default): no credential is the local organisation; `required`: 401 without one. */
@@ -88,6 +90,7 @@ export function buildApp({
   backstopMs = DEFAULT_BACKSTOP_MS,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
   healthTimeoutMs = DEFAULT_HEALTH_TIMEOUT_MS,
+  healthDisk,
   browser = LOCAL_BROWSER_POLICY,
   strictResponses = false,
   authMode = "local",
@@ -242,6 +245,7 @@ export function buildApp({
       try {
         // A write, not a read: a full disk or a read-only database must fail the health check too.
         await checkStorage(deps.db, healthTimeoutMs);
+        if (healthDisk) await checkFreeSpace(healthDisk.directory, healthDisk.minFreeBytes);
       } catch (error) {
         return errorResponse(translateError(error, request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(), log));
       }
