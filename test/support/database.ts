@@ -1,4 +1,4 @@
-import { type Database, openDatabase, type StorageOptions } from "@als/db";
+import { type Database, openDatabase, type StorageOptions, type StorageTimeouts } from "@als/db";
 import { createFreshDatabase } from "./postgres-database.ts";
 
 export type TestMode = "embedded" | "full";
@@ -8,18 +8,19 @@ export const testMode: TestMode = process.env.TEST_MODE === "full" ? "full" : "e
 
 /**
  * A fresh, migrated database for one test file: PGlite in memory, or a new PostgreSQL database
- * on the server of TEST_DATABASE_URL (dropped again by `drop`). `storage` is what it was opened with.
+ * on the server of TEST_DATABASE_URL (dropped again by `drop`). `storage` is what it was opened with;
+ * `timeouts` unset: the defaults.
  */
-export async function freshDatabase(): Promise<{ db: Database; storage: StorageOptions; drop: () => Promise<void> }> {
+export async function freshDatabase(timeouts?: StorageTimeouts): Promise<{ db: Database; storage: StorageOptions; drop: () => Promise<void> }> {
   if (testMode === "embedded") {
-    const storage: StorageOptions = { kind: "pglite" };
+    const storage: StorageOptions = { kind: "pglite", ...(timeouts && { timeouts }) };
     const db = await openDatabase(storage);
     return { db, storage, drop: () => db.close() };
   }
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) throw new Error("TEST_MODE=full needs TEST_DATABASE_URL (scripts/test starts PostgreSQL and sets it)");
   const fresh = await createFreshDatabase(serverUrl);
-  const storage: StorageOptions = { kind: "postgres", url: fresh.url };
+  const storage: StorageOptions = { kind: "postgres", url: fresh.url, ...(timeouts && { timeouts }) };
   const db = await openDatabase(storage);
   return {
     db,

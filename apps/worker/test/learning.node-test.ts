@@ -132,7 +132,7 @@ test("a publish overriding a stall is awaited through its workflow, and clearing
       interaction_data_list: [{ content: "ok" }],
     });
     const deps: CoreDeps = { db: env.db, embedder: env.embedder, now: systemClock };
-    assert.equal(await waitForLearning(deps, scope, resumed, 120_000), true, JSON.stringify(await learningStatusOf(deps, scope, resumed)));
+    assert.deepEqual(await waitForLearning(deps, scope, resumed, 120_000), { outcome: "done" }, JSON.stringify(await learningStatusOf(deps, scope, resumed)));
     assert.equal((await learningStatusOf(deps, scope, stalled)).status, "done");
     assert.equal(await learning.readStall(env.db, scope), undefined);
     // The activity that cleared the stall signalled the workflow of the other user it had paused.

@@ -79,6 +79,7 @@ export * from "./learning/learnings-of-request.ts";
 export { llmCosts } from "./learning/llm-costs.ts";
 export { schedulePendingLearning } from "./learning/schedule-pending-learning.ts";
 export * from "./learning/stall-state.ts";
+export * from "./learning/wait-for-publish-learning.ts";
 export { previewConversation } from "./onboarding/conversation-preview.ts";
 export { updateOnboarding } from "./onboarding/onboarding-actions.ts";
 export { initializeOnboarding, onboardingStatus, refreshOnboarding, startOnboarding } from "./onboarding/onboarding-status.ts";

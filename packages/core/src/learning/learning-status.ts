@@ -1,6 +1,7 @@
 import type { LearningStatus } from "@als/contract";
-import { extractionRuns, learning, requests, type Scope } from "@als/db";
+import { extractionRuns, learning, requests, type Scope, StorageUnavailableError } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
+import { withinDeadline } from "../within-deadline.ts";
 
 export interface RequestLearningStatus {
   status: LearningStatus;
@@ -45,17 +46,31 @@ const POLL_START_MS = 10;
 const POLL_MAX_MS = 250;
 
 /**
- * Waits until learning from the request is done, or can no longer finish on its own (failed), or
- * `timeoutMs` passes. True when done.
+ * How a wait for learning ended: `done`; `not_done` when the time ran out or learning can no longer
+ * finish on its own (failed, not tracked); `unknown` when reading where learning stands failed (the
+ * storage went away meanwhile), with why.
  */
-export async function waitForLearning(deps: CoreDeps, scope: Scope, requestId: string, timeoutMs: number): Promise<boolean> {
+export type LearningWait = { outcome: "done" } | { outcome: "not_done" } | { outcome: "unknown"; why: string };
+
+/**
+ * Waits until learning from the request is done, or can no longer finish on its own (failed), or
+ * `timeoutMs` passes, each look bounded by the time left (a look stuck on the storage does not
+ * stretch the wait). It never throws: a look that fails ends the wait as `unknown`, since the caller
+ * (a publish that committed) must answer with its request id whatever the storage does now.
+ */
+export async function waitForLearning(deps: CoreDeps, scope: Scope, requestId: string, timeoutMs: number): Promise<LearningWait> {
   const deadline = performance.now() + timeoutMs;
   for (let pause = POLL_START_MS; ; pause = Math.min(POLL_MAX_MS, pause * 2)) {
-    const { status } = await learningStatusOf(deps, scope, requestId);
-    if (status === "done") return true;
-    if (status === "failed" || status === "not_tracked") return false;
+    let status: LearningStatus | undefined;
+    try {
+      status = (await withinDeadline(learningStatusOf(deps, scope, requestId), deadline))?.status;
+    } catch (error) {
+      return { outcome: "unknown", why: error instanceof StorageUnavailableError ? error.message : "an unexpected error while reading it" };
+    }
+    if (status === "done") return { outcome: "done" };
+    if (status === undefined || status === "failed" || status === "not_tracked") return { outcome: "not_done" };
     const left = deadline - performance.now();
-    if (left <= 0) return false;
+    if (left <= 0) return { outcome: "not_done" };
     await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
   }
 }

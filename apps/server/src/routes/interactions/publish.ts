@@ -1,21 +1,31 @@
 import { endpoints, PUBLISH_WAIT_MS } from "@als/contract";
-import { countLearningsOfRequest, maskedStorageLabel, publishInteractions, waitForLearning } from "@als/core";
+import { maskedStorageLabel, type PublishLearning, publishInteractions, waitForPublishLearning } from "@als/core";
 import { implement } from "../../implement.ts";
 
+const NOT_WAITED: PublishLearning = { status: "deferred", learned: { profiles: 0, user_playbooks: 0, profiles_merged: 0 } };
+
 export default implement(endpoints.interactions.publish, {
-  async handle({ deps, scope }, input) {
+  async handle({ deps, scope, authMode }, input) {
+    // The contract's 240 s include admission.
+    const started = performance.now();
     const published = await publishInteractions(deps, scope, input);
     const requestId = published.request.request_id;
-    const done = input.wait_for_response && (await waitForLearning(deps, scope, requestId, PUBLISH_WAIT_MS));
-    const learned = done ? await countLearningsOfRequest(deps, scope, published.request) : { profiles: 0, user_playbooks: 0, profiles_merged: 0 };
-    const storage = { storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps) ?? deps.db.kind };
+    // From here on the request is stored: nothing may answer it as failed (see waitForPublishLearning).
+    const learning = input.wait_for_response
+      ? await waitForPublishLearning(deps, scope, published.request, PUBLISH_WAIT_MS - (performance.now() - started))
+      : NOT_WAITED;
+    const { learned } = learning;
+    const storage = { storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps, authMode === "required") ?? deps.db.kind };
+    const stored = `Published ${published.interactionIds.length} interaction(s)`;
     return {
       success: true,
-      message: `Published ${published.interactionIds.length} interaction(s)`,
+      message: learning.unknown
+        ? `${stored}; whether learning from them is done is not known yet (${learning.unknown}): look it up with GET /api/learning_status?request_id=${requestId}`
+        : stored,
       request_id: requestId,
       storage_routing: storage,
       ...storage,
-      learning_status: done ? ("done" as const) : ("deferred" as const),
+      learning_status: learning.status,
       interactions_created: published.interactionIds.length,
       profiles_created: learned.profiles,
       user_playbooks_created: learned.user_playbooks,
