@@ -6,7 +6,8 @@
  * 127.0.0.1 and the in-process Reconciler, as test/support/service.ts wires them).
  *
  *   bun bench/publish.ts [--mode embedded|full|both] [--concurrency 1,16] [--extraction excluded,included]
- *     [--requests 300] [--warmup 6] [--users 50] [--per-session 4] [--max-row-seconds 20]
+ *     [--requests 300] [--warmup 6] [--users 50] [--max-row-seconds 20]
+ *     [--per-session <requests in each session of a user; default 4>]
  *     [--padding-words 0] [--input-budget <tokens; default: the project default>] [--pairs-per-request 1]
  *     [--postgres-url <server url; default: bash infra/postgres.sh url>] [--signals none|temporal]
  *

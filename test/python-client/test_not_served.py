@@ -51,6 +51,20 @@ def test_regenerate_evaluations_starts_a_job_whose_status_can_be_read(client, pu
     assert status.status in {"running", "completed", "cancelled", "error"}
 
 
+@client_method("cancel_evaluation_regeneration")
+def test_cancel_evaluation_regeneration_ends_the_job_where_it_stands(client, published_session):
+    now = int(time.time())
+    started = client.regenerate_evaluations(from_ts=now - 3600, to_ts=now)
+
+    answer = client.cancel_evaluation_regeneration(started.job_id)
+    status = client.get_evaluation_regeneration_status(started.job_id)
+
+    # The scripted judge may finish the job before the cancel arrives: then it is left as it ended.
+    assert answer["job_id"] == started.job_id
+    assert answer["status"] in {"cancelled", "completed", "error"}
+    assert status.status == answer["status"]
+
+
 @client_method("grade_on_demand")
 def test_grade_on_demand_grades_a_published_session(client, agent_version, published_session):
     first = client.grade_on_demand(session_id=published_session, agent_version=agent_version)

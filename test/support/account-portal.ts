@@ -1,7 +1,7 @@
 import { expect } from "bun:test";
 import { type AccountServices, createAccountServices } from "@als/identity";
 import { createLogger } from "../../apps/server/src/logger.ts";
-import { startTestService, type TestService } from "./service.ts";
+import { startTestService, type TestService, type TestServiceOptions } from "./service.ts";
 import { startSmtpServer, type TestSmtpServer } from "./smtp-server.ts";
 
 export const PORTAL_PASSWORD = "correct horse battery";
@@ -11,13 +11,13 @@ export const PORTAL_PASSWORD = "correct horse battery";
  * with its mails sent over SMTP to a real server on 127.0.0.1, and the steps every account test
  * repeats (a fresh address, the token of a mailed link, a verified owner with a session).
  */
-export async function startAccountPortal(addressPrefix: string) {
+export async function startAccountPortal(addressPrefix: string, options: TestServiceOptions = {}) {
   const smtp: TestSmtpServer = await startSmtpServer();
   const accounts: AccountServices = await createAccountServices(
     { publicUrl: "http://localhost", mail: { smtpUrl: smtp.url, from: "portal@als.test" } },
     createLogger("error"),
   );
-  const svc: TestService = await startTestService({ authMode: "required", accounts });
+  const svc: TestService = await startTestService({ ...options, authMode: "required", accounts });
   let addresses = 0;
 
   const newAddress = () => `${addressPrefix}-${++addresses}-${crypto.randomUUID().slice(0, 8)}@example.com`;

@@ -1,6 +1,6 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
-import { attachReconciler, type CoreDeps, type DataSourceSettings } from "@als/core";
+import { attachReconciler, type CoreDeps, type DataSourceSettings, type TrustedProxy } from "@als/core";
 import type { StorageTimeouts } from "@als/db";
 import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
@@ -22,9 +22,11 @@ export interface TestServiceOptions {
   /** Unset: `local`, requests without a credential are the local organisation. */
   authMode?: AuthMode;
   /** Unset: DEFAULT_RATE_LIMITS. */
-  rateLimits?: RateLimits;
+  rateLimits?: Partial<RateLimits>;
   /** The account endpoints' mailer, OIDC client and public URL; unset: mails logged, no OIDC. */
   accounts?: AccountServices;
+  /** The proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES); unset: none. */
+  trustedProxies?: readonly TrustedProxy[];
   /** Trace providers' hosts replaced by deterministic servers (trace-providers/); unset: the public hosts. */
   dataSources?: DataSourceSettings;
   /** How long a call may wait on the storage; unset: the defaults. */
@@ -62,6 +64,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
     ...(options.authMode && { authMode: options.authMode }),
     ...(options.rateLimits && { rateLimits: options.rateLimits }),
     ...(options.accounts && { accounts: options.accounts }),
+    ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
   });
 
   /** Waits for the reconciler to finish what is due; fails when one of its passes failed. */

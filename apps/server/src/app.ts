@@ -1,5 +1,5 @@
 import { AppError, type Endpoint, errorCodesOf, rateClassOf } from "@als/contract";
-import { type CoreDeps, RequestTimings } from "@als/core";
+import { type CoreDeps, RequestTimings, type TrustedProxy } from "@als/core";
 import { checkStorage } from "@als/db";
 import {
   type AccountServices,
@@ -10,17 +10,19 @@ import {
   principalIdOf,
   RateLimiter,
   type RateLimits,
+  takeSignInAttempt,
 } from "@als/identity";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import type { IncomingRequest, RequestContext } from "./context.ts";
 import { withBackstop } from "./http/backstop.ts";
 import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/browser-guard.ts";
+import { type ClientAddressOf, clientAddressResolver } from "./http/client-address.ts";
 import { CONSOLE_DIST, serveConsoleFile } from "./http/console-files.ts";
 import { errorResponse, translateError } from "./http/error-response.ts";
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyFrom } from "./http/idempotency-key-header.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
-import { readJsonBody, readQuery, withQueryFields } from "./http/read-input.ts";
+import { readJsonBody, readPathParams, readQuery, withQueryFields } from "./http/read-input.ts";
 import { toResponseBody } from "./http/response-body.ts";
 import { serverTimingHeader, timingFields } from "./http/server-timing.ts";
 import { parseInput } from "./http/validation.ts";
@@ -48,6 +50,8 @@ export interface AppOptions {
   authMode?: AuthMode;
   /** Per-credential token buckets by route class; a class not given keeps DEFAULT_RATE_LIMITS. */
   rateLimits?: Partial<RateLimits>;
+  /** The proxies whose X-Forwarded-For / Forwarded headers name the client's address (default: none). */
+  trustedProxies?: readonly TrustedProxy[];
   /** The mailer, OpenID Connect client and public URL of the account endpoints (default: mails logged, no OIDC, http://localhost:8081). */
   accounts?: AccountServices;
   /** Send each REST answer's stage timings as a Server-Timing header (SERVICE_SERVER_TIMING; default off). */
@@ -66,12 +70,12 @@ const CORRELATION_HEADER = "x-correlation-id";
 /** Elysia's handle on the listening server, if any: it knows the peer's address. */
 type Listener = { requestIP(request: Request): { address: string } | null } | null | undefined;
 
-const incomingOf = (request: Request, server: Listener): IncomingRequest => ({
+const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientAddressOf): IncomingRequest => ({
   correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
   authorization: request.headers.get("authorization"),
   project: request.headers.get("x-service-project"),
   idempotencyKey: request.headers.get(IDEMPOTENCY_KEY_HEADER),
-  clientAddress: server?.requestIP(request)?.address ?? null,
+  clientAddress: clientAddressOf(request, server?.requestIP(request)?.address ?? null),
 });
 
 /** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs, the operator console at /console. */
@@ -86,16 +90,20 @@ export function buildApp({
   strictResponses = false,
   authMode = "local",
   rateLimits = {},
+  trustedProxies = [],
   accounts = localAccountServices(log),
   serverTiming = false,
   consoleDir = CONSOLE_DIST,
 }: AppOptions) {
-  const rateLimiter = new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...rateLimits });
+  const limits = { ...DEFAULT_RATE_LIMITS, ...rateLimits };
+  const rateLimiter = new RateLimiter(limits);
+  const clientAddressOf = clientAddressResolver(trustedProxies);
 
   /**
    * The one resolver (see authorizeRequest), then the rate limit: before any handler runs. A
-   * credential has its own buckets; public endpoints (log in, register) are limited per peer
-   * address instead, so passwords cannot be guessed at the speed of the network.
+   * credential has its own buckets in this process; sign-in attempts (the public endpoints, and a
+   * member's password checks) are limited per client address in the database instead, shared by
+   * every API process, so passwords cannot be guessed at the speed of the network or of N processes.
    */
   const authorize = async (
     endpoint: Endpoint,
@@ -104,9 +112,13 @@ export function buildApp({
     timings: RequestTimings,
   ): Promise<RequestContext> => {
     const { principal, scope } = await authorizeRequest(deps, authMode, endpoint, incoming, pathParams);
-    if (principal.kind === "api_key" || principal.kind === "session") rateLimiter.take(principalIdOf(principal), rateClassOf(endpoint));
-    if (principal.kind === "anonymous" && incoming.clientAddress !== null) rateLimiter.take(`address:${incoming.clientAddress}`, rateClassOf(endpoint));
-    return { deps, principal, scope, correlationId: incoming.correlationId, accounts, timings };
+    const rateClass = rateClassOf(endpoint);
+    if (rateClass === "sign_in") {
+      if (incoming.clientAddress !== null) await takeSignInAttempt(deps, incoming.clientAddress, limits.sign_in);
+    } else if (principal.kind === "api_key" || principal.kind === "session") {
+      rateLimiter.take(principalIdOf(principal), rateClass, principal.kind === "api_key" ? "this API key" : "this session");
+    }
+    return { deps, principal, scope, correlationId: incoming.correlationId, clientAddress: incoming.clientAddress, authMode, accounts, timings };
   };
 
   /** Runs a route on parsed input within its time budget. */
@@ -174,12 +186,14 @@ export function buildApp({
   const answer = async (
     route: Route,
     request: Request,
-    pathParams: Record<string, string>,
+    params: Record<string, string | null> | undefined,
     incoming: IncomingRequest,
     timings: RequestTimings,
   ): Promise<Response> => {
     const { endpoint } = route;
     try {
+      // The path is read to authorize (a project id is looked up), so it is checked first.
+      const pathParams = readPathParams(params);
       // Credentials before input: a caller without access learns nothing, not even what is invalid.
       const ctx = await authorize(endpoint, incoming, pathParams, timings);
       const url = new URL(request.url);
@@ -198,11 +212,11 @@ export function buildApp({
     }
   };
 
-  const serve = async (route: Route, request: Request, pathParams: Record<string, string>, server: Listener): Promise<Response> => {
+  const serve = async (route: Route, request: Request, params: Record<string, string | null> | undefined, server: Listener): Promise<Response> => {
     const startedAt = performance.now();
-    const incoming = incomingOf(request, server);
+    const incoming = incomingOf(request, server, clientAddressOf);
     const timings = new RequestTimings();
-    return finished(await answer(route, request, pathParams, incoming, timings), request, incoming, timings, startedAt);
+    return finished(await answer(route, request, params, incoming, timings), request, incoming, timings, startedAt);
   };
 
   // tRPC answers carry no Server-Timing: its calls are timed for nobody.
@@ -235,7 +249,7 @@ export function buildApp({
     .all(
       "/trpc/*",
       async ({ request, server }) => {
-        const incoming = incomingOf(request, server);
+        const incoming = incomingOf(request, server, clientAddressOf);
         let body: unknown;
         try {
           // Read here so tRPC calls get the same limits on size, media type and encoding as REST.
@@ -259,7 +273,7 @@ export function buildApp({
     app.route(
       route.endpoint.method,
       route.endpoint.path,
-      ({ request, params, server }) => serve(route, request, (params ?? {}) as Record<string, string>, server),
+      ({ request, params, server }) => serve(route, request, params as Record<string, string | null> | undefined, server),
       { parse: "none" },
     );
   }

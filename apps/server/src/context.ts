@@ -1,6 +1,6 @@
 import type { CoreDeps, IdempotencyKey, RequestTimings } from "@als/core";
 import type { Scope } from "@als/db";
-import type { AccountServices, Principal } from "@als/identity";
+import type { AccountServices, AuthMode, Principal } from "@als/identity";
 
 /**
  * What a handler knows about the request it serves: who (the principal the credential resolved
@@ -11,6 +11,10 @@ export interface RequestContext {
   principal: Principal;
   scope: Scope;
   correlationId: string;
+  /** The client's address (TRUSTED_PROXIES decides whether forwarded headers name it); null in process. */
+  clientAddress: string | null;
+  /** `required`: the callers are tenants of a hosted service, who are never shown the server's own paths. */
+  authMode: AuthMode;
   /** Mail, third-party sign-in and the public address, for the account endpoints. */
   accounts: AccountServices;
   /** This request's stages and their durations (Server-Timing, debug log); handlers hand it to what they measure. */
@@ -28,6 +32,6 @@ export interface IncomingRequest {
   project: string | null;
   /** Idempotency-Key, if sent. */
   idempotencyKey: string | null;
-  /** The peer's IP address when the request came over a socket (null in process): sign-in limits. */
+  /** The client's IP address when the request came over a socket (null in process): sign-in limits. */
   clientAddress: string | null;
 }

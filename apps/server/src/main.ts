@@ -35,6 +35,7 @@ const app = buildApp({
   browser: settings.browser,
   authMode: settings.identity.authMode,
   rateLimits: settings.identity.rateLimits,
+  trustedProxies: settings.identity.trustedProxies,
   accounts,
 });
 try {

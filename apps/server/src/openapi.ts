@@ -1,4 +1,4 @@
-import { AGENT_CREDENTIALS, type CredentialKind, type Endpoint, ERROR_TABLE, type ErrorCode, errorCodesOf, NoInput } from "@als/contract";
+import { AGENT_CREDENTIALS, type CredentialKind, type Endpoint, ERROR_TABLE, type ErrorCode, errorCodesOf, NoInput, rateClassOf } from "@als/contract";
 import { z } from "zod";
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output") {
@@ -40,12 +40,30 @@ const CREDENTIAL_NAMES: Record<CredentialKind, string> = {
   governance_session: "governance session",
 };
 
+/**
+ * Exactly what authorizeRequest accepts: the declared kinds, a governance session wherever a login
+ * session is (it is a member's session too), what a request without a credential is in
+ * AUTH_MODE=local, and the checks made on every request of a governance-only endpoint.
+ */
 function credentialsNote(endpoint: Endpoint): string {
-  if (endpoint.public) return "No credential.";
-  const accepted = (endpoint.credentials ?? AGENT_CREDENTIALS).map((kind) => CREDENTIAL_NAMES[kind]).join(", ");
+  if (endpoint.public) return "Credentials: none (an Authorization header is not read). Limited per client address as a sign-in attempt.";
+  const declared: readonly CredentialKind[] = endpoint.credentials ?? AGENT_CREDENTIALS;
+  const accepted = [...declared];
+  if (declared.includes("login_session") && !declared.includes("governance_session")) accepted.push("governance_session");
+  const names = accepted.map((kind) => CREDENTIAL_NAMES[kind]);
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+  const governanceToo = accepted.length > declared.length ? " (a governance session serves wherever a login session does)" : "";
+  const withoutOne =
+    declared.includes("api_key") || declared.includes("limited_api_key")
+      ? "Without a credential: 401 in AUTH_MODE=required, the local organisation in AUTH_MODE=local."
+      : "Without a credential: 401 in either AUTH_MODE.";
+  const governance = declared.includes("governance_session")
+    ? " Checked on every request: the member is an admin or owner and the organisation holds the governance entitlement (403 otherwise)."
+    : "";
+  const passwordCheck = rateClassOf(endpoint) === "sign_in" ? " The password check is a sign-in attempt: limited per client address and per account." : "";
   const header = endpoint.projectHeader === "optional" ? "X-Service-Project may be left out; sent, it" : "X-Service-Project";
   const project = endpoint.projectPathParam ? ` ${header} must equal {${endpoint.projectPathParam}}.` : "";
-  return `Credentials: ${accepted}.${project}`;
+  return `Credentials: ${list}${governanceToo}. ${withoutOne}${governance}${passwordCheck}${project}`;
 }
 
 /** Every status an endpoint can answer besides its success, with the error codes behind each. */
@@ -54,6 +72,37 @@ function errorStatuses(endpoint: Endpoint): Map<number, ErrorCode[]> {
   for (const code of errorCodesOf(endpoint)) byStatus.set(ERROR_TABLE[code].status, [...(byStatus.get(ERROR_TABLE[code].status) ?? []), code]);
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
+
+type Schema = { properties?: Record<string, Schema>; required?: string[]; items?: Schema; anyOf?: Schema[]; type?: unknown };
+
+const acceptsNull = (schema: Schema) =>
+  schema.type === "null" || (Array.isArray(schema.type) && schema.type.includes("null")) || (schema.anyOf ?? []).some(acceptsNull);
+
+/**
+ * A body schema that says what the server takes: `null` for an optional field is read as omitted
+ * (omitNullOptionals, for clients that send null for whatever they were not given), so every
+ * optional property of every object, through lists and alternatives, also accepts null.
+ */
+function withNullForOptional(schema: Schema): Schema {
+  const result: Schema = { ...schema };
+  if (schema.properties) {
+    result.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, property]) => {
+        const inner = withNullForOptional(property);
+        return [name, schema.required?.includes(name) || acceptsNull(inner) ? inner : { anyOf: [inner, { type: "null" }] }];
+      }),
+    );
+  }
+  if (schema.items) result.items = withNullForOptional(schema.items);
+  if (schema.anyOf) result.anyOf = schema.anyOf.map(withNullForOptional);
+  return result;
+}
+
+/**
+ * Answered by the HTTP server itself, before the service reads the request (a request line or
+ * headers beyond its limit, a long query string among them): any operation can meet it.
+ */
+const HEADERS_TOO_LARGE = { description: "Request Header Fields Too Large: the request line or headers exceed the HTTP server's limit (no body)" };
 
 /** The JSON body of an input: its fields but the path's; null when the path carries them all (`DELETE /keys/{prefix}`). */
 function bodyOf(input: { properties?: Record<string, unknown>; required?: string[] }, pathParams: string[]) {
@@ -93,7 +142,7 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
     const requestBody =
       endpoint.method === "GET" || endpoint.input === NoInput || body === null
         ? {}
-        : { requestBody: { required: true, content: { "application/json": { schema: body } } } };
+        : { requestBody: { required: true, content: { "application/json": { schema: withNullForOptional(body as Schema) } } } };
     const success = String(endpoint.successStatus ?? 200);
     const errors = Object.fromEntries(
       [...errorStatuses(endpoint)].map(([status, codes]) => [
@@ -114,6 +163,7 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
       responses: {
         [success]: { description: success === "202" ? "Accepted" : "OK", content: { "application/json": { schema: jsonSchema(endpoint.output, "output") } } },
         ...errors,
+        "431": HEADERS_TOO_LARGE,
       },
     };
   }

@@ -38,6 +38,14 @@ async function verificationLink(email: string): Promise<string> {
 
 const signUp = (organizationName = "Acme") => portal.signUp(organizationName);
 
+/** Polls `done` every 20 ms for at most five seconds (a mail is received just after the answer that sent it). */
+async function waitFor(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("not within 5 s");
+    await Bun.sleep(20);
+  }
+}
 const countRows = async (sql: string, params: unknown[] = []) => (await svc.db.query(sql, params)).length;
 
 describe("POST /api/account/register", () => {
@@ -61,14 +69,35 @@ describe("POST /api/account/register", () => {
     expect(await countRows("SELECT 1 FROM email_verifications WHERE token_hash = $1", [token])).toBe(0);
   });
 
-  test("an address that already has a login answers 409, in any letter case, and creates nothing", async () => {
+  test("registration answers the same whether or not the address has a login, in any letter case; the mail tells its owner and nothing is created", async () => {
     const email = newAddress();
-    expect((await register({ email, password: PASSWORD, organization_name: "First" })).status).toBe(201);
+    const first = await register({ email, password: PASSWORD, organization_name: "First" });
+    expect(first.status).toBe(201);
+    await smtp.waitForMail(email, 5_000);
     const organizations = await countRows("SELECT 1 FROM organizations");
-    const again = await register({ email: email.toUpperCase(), password: PASSWORD, organization_name: "Second" });
-    expect(again.status).toBe(409);
-    expect(again.body.detail).toContain("already has a login");
+    const mailsTo = () => smtp.messages.filter((each) => each.to === email);
+    const shape = (body: Record<string, unknown>) => ({ ...body, member_id: typeof body.member_id, org_id: typeof body.org_id });
+
+    // Not verified yet: the owner gets a new verification link, the caller the answer of any registration.
+    const unverified = await register({ email: email.toUpperCase(), password: "another password 1", organization_name: "Second" });
+    expect(unverified.status).toBe(201);
+    expect(shape(unverified.body)).toEqual(shape(first.body));
+    expect(unverified.body.org_id).not.toBe(first.body.org_id);
+    await waitFor(() => mailsTo().length === 2);
+    expect(mailsTo()[1]!.text).toContain("/api/account/verify-email?token=");
+
+    // Verified: the owner is told the address already has a login; the answer is still the same.
+    expect((await svc.call("GET", `/api/account/verify-email?token=${await portal.mailedToken(email, "/api/account/verify-email")}`)).status).toBe(200);
+    const verified = await register({ email, password: PASSWORD, organization_name: "Third" });
+    expect(verified.status).toBe(201);
+    expect(shape(verified.body)).toEqual(shape(first.body));
+    await waitFor(() => mailsTo().length === 3);
+    expect(mailsTo()[2]!.text).toContain("already has a login");
+    expect(mailsTo()[2]!.text).not.toContain("token=");
+
     expect(await countRows("SELECT 1 FROM organizations")).toBe(organizations);
+    expect(await countRows("SELECT 1 FROM organizations WHERE org_id = ANY($1)", [[unverified.body.org_id, verified.body.org_id]])).toBe(0);
+    expect((await login(email)).status).toBe(200);
   });
 
   test("bad input answers 422 naming the field and creates nothing", async () => {

@@ -118,12 +118,37 @@ describe("invitations", () => {
     });
   });
 
-  test("inviting an address that has a login anywhere answers 409 and mails nothing", async () => {
+  test("an invitation answers the same whether or not the address has a login elsewhere; the mail tells its owner", async () => {
     const owner = await signUp();
     const elsewhere = await signUp();
+    const fresh = newAddress();
+    const toFresh = await invite(owner.token, fresh);
+    const toTaken = await invite(owner.token, elsewhere.email);
+    expect([toFresh.status, toTaken.status]).toEqual([201, 201]);
+    expect(Object.keys(toTaken.body).sort()).toEqual(Object.keys(toFresh.body).sort());
+    expect({ ...toTaken.body, invitation_id: "", email: "", created_at: 0, expires_at: 0 }).toEqual({
+      ...toFresh.body,
+      invitation_id: "",
+      email: "",
+      created_at: 0,
+      expires_at: 0,
+    });
+    expect((await pendingInvitations(owner.token)).map((each: { email: string }) => each.email).sort()).toEqual([fresh, elsewhere.email].sort());
+    await smtp.waitForMail(elsewhere.email, 5_000);
+    const lastMailTo = (email: string) => smtp.messages.filter((each) => each.to === email).at(-1)!.text;
+    expect(lastMailTo(elsewhere.email)).toContain("already has a login");
+    expect(lastMailTo(elsewhere.email)).toContain("/api/account/invitations/accept?token=");
+    await smtp.waitForMail(fresh, 5_000);
+    expect(lastMailTo(fresh)).not.toContain("already has a login");
+  });
+
+  test("inviting a member of the organisation itself answers 409 and mails nothing", async () => {
+    const owner = await signUp();
+    const member = await join(owner.token, "member");
     const mails = smtp.messages.length;
-    const response = await invite(owner.token, elsewhere.email);
+    const response = await invite(owner.token, member.email);
     expect(response.status).toBe(409);
+    expect(response.body.detail).toContain("already a member of this organisation");
     expect(await pendingInvitations(owner.token)).toEqual([]);
     expect(smtp.messages.length).toBe(mails);
   });

@@ -124,25 +124,30 @@ describe("rate limits per credential (429 with Retry-After)", () => {
   });
   afterAll(() => limited.close());
 
-  test("a key past its burst is refused with Retry-After; another key is not affected", async () => {
+  test("a key past its burst is refused with Retry-After and a message naming the key; another key is not affected", async () => {
     const whoami = (token: string) => limited.app.handle(new Request("http://localhost/api/whoami", { headers: bearer(token) }));
     expect((await whoami(t.fullKey)).status).toBe(200);
     expect((await whoami(t.fullKey)).status).toBe(200);
     const refused = await whoami(t.fullKey);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(((await refused.json()) as { error: string }).error).toBe("rate_limited");
+    const body = (await refused.json()) as { error: string; detail: string };
+    expect(body.error).toBe("rate_limited");
+    // It names what was limited, and that the count is this process's.
+    expect(body.detail).toContain("for this API key in this API process");
     expect((await whoami(u.fullKey)).status).toBe(200);
   });
 
-  test("public endpoints are limited per peer address: password guessing is throttled over the network", async () => {
+  test("public endpoints are limited per peer address: password guessing is throttled over the network, whatever X-Forwarded-For an untrusted peer sends", async () => {
     limited.app.listen({ hostname: "127.0.0.1", port: 0 });
     try {
       const url = `http://127.0.0.1:${limited.app.server!.port}/api/account/login`;
+      let spoofed = 0;
+      // No proxy is trusted here: a forwarded address the peer makes up is not read.
       const guess = () =>
         fetch(url, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { "content-type": "application/json", "x-forwarded-for": `203.0.113.${++spoofed}` },
           body: JSON.stringify({ email: "a@b.example", password: "guess-guess-1" }),
         });
       expect((await guess()).status).toBe(401);
@@ -152,6 +157,29 @@ describe("rate limits per credential (429 with Retry-After)", () => {
       expect(refused.headers.get("retry-after")).not.toBeNull();
     } finally {
       await limited.app.stop();
+    }
+  });
+});
+
+describe("what a tenant of a hosted server is shown", () => {
+  test("no server path reaches a hosted tenant: publish and whoami carry the storage type, never its directory or host", async () => {
+    const opened = hosted.deps.storage;
+    hosted.deps.storage = { kind: "pglite", dataDir: "/srv/learning/.data/pglite" };
+    try {
+      const whoami = await hosted.call("GET", "/api/whoami", undefined, bearer(a.fullKey));
+      expect(whoami).toEqual({ status: 200, body: { success: true, org_id: a.orgId, storage_type: hosted.db.kind, storage_label: null } });
+      const published = await hosted.call(
+        "POST",
+        "/api/publish_interaction",
+        { user_id: "ana", session_id: "s-1", interaction_data_list: [{ role: "User", content: "hello" }] },
+        bearer(a.fullKey),
+      );
+      expect(published.status).toBe(200);
+      expect(published.body.storage_routing).toEqual({ storage_type: hosted.db.kind, storage_label: hosted.db.kind });
+      expect(published.body.storage_label).toBe(hosted.db.kind);
+      expect(JSON.stringify([whoami.body, published.body])).not.toContain("/srv/learning");
+    } finally {
+      hosted.deps.storage = opened;
     }
   });
 });

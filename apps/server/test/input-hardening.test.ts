@@ -248,3 +248,116 @@ describe("infrastructure failures answer 503 naming the part", () => {
     }
   });
 });
+
+describe("keys a plain object inherits are field names like any other", () => {
+  test("__proto__, constructor and prototype in a body answer 422 unknown field where fields are closed, even before a login", async () => {
+    for (const key of ["__proto__", "constructor", "prototype"]) {
+      const login = await raw("POST", "/api/account/login", `{"email":"a@example.com","password":"wrong-password","${key}":{"x":1}}`);
+      expect(login.status).toBe(422);
+      expect(login.body.message).toBe(`${key}: unknown field`);
+      const read = await raw("POST", "/api/get_interactions", `{"user_id":"u","${key}":{"top_k":null}}`);
+      expect(read.status).toBe(422);
+      expect(read.body.message).toBe(`${key}: unknown field`);
+    }
+  });
+
+  test("where unknown fields are ignored, those keys are ignored too", async () => {
+    for (const key of ["__proto__", "constructor", "prototype"]) {
+      const search = await raw("POST", "/api/search_profiles", `{"user_id":"u","query":"bees","${key}":{"top_k":null}}`);
+      expect(search.status).toBe(200);
+    }
+  });
+
+  test("a __proto__ object cannot supply a field the body lacks", async () => {
+    const response = await raw("POST", "/api/add_user_profile", '{"__proto__":{"user_profiles":[{"user_id":"proto","content":"x"}]}}');
+    expect(response.status).toBe(422);
+    expect((await svc.call("POST", "/api/get_profiles", { user_id: "proto" })).body.user_profiles).toHaveLength(0);
+  });
+
+  test("a query parameter named constructor or __proto__ is an unknown parameter, not a crash", async () => {
+    for (const key of ["constructor", "__proto__", "prototype"]) {
+      const response = await raw("GET", `/api/learning_status?request_id=x&${key}=x&${key}=y`);
+      expect(response.status).toBeLessThan(500);
+      expect(response.status === 200 || response.body.message.includes(key)).toBe(true);
+    }
+  });
+
+  test("tRPC input with those keys answers as REST does", async () => {
+    const response = await raw("POST", "/trpc/interactions.get", '{"user_id":"u","constructor":{"top_k":1}}');
+    expect(response.status).toBe(422);
+    expect(response.body.error.data.appError.message).toBe("constructor: unknown field");
+  });
+});
+
+describe("path parameters follow the rules of bodies", () => {
+  test("a NUL character in a path parameter answers 422 naming it, before the project is looked up", async () => {
+    const project = await raw("GET", "/api/projects/%00/onboarding");
+    expect(project.status).toBe(422);
+    expect(project.body.message).toBe("path.project_id: must not contain the NUL character (U+0000)");
+    const operation = await raw("GET", "/api/playbook_aggregation_operations/a%00b");
+    expect(operation.status).toBe(422);
+    expect(operation.body.message).toContain("path.operation_id");
+  });
+
+  test("a path parameter that is not percent-encoded UTF-8 answers 422 naming it, never standing for the default project", async () => {
+    for (const bad of ["%ZZ", "%ED%A0%80", "%E0%A4%A"]) {
+      const response = await raw("GET", `/api/projects/${bad}/onboarding`);
+      expect(response.status).toBe(422);
+      expect(response.body.message).toBe("path.project_id: is not percent-encoded UTF-8");
+    }
+  });
+});
+
+describe("time bounds are Unix seconds within the safe integers", () => {
+  test("a numeric string beyond them answers 422 naming the field on every time-filtered read", async () => {
+    for (const [path, body] of [
+      ["/api/get_agent_playbooks", {}],
+      ["/api/get_interactions", { user_id: "u" }],
+      ["/api/get_agent_success_evaluation_results", {}],
+      ["/api/get_retrieved_learning_evaluation_results", {}],
+    ] as const) {
+      const response = await svc.call("POST", path, { ...body, start_time: 148949150670, end_time: "661508424948720109216" });
+      expect(response.status).toBe(422);
+      expect(response.body.message).toStartWith("end_time:");
+    }
+  });
+
+  test("a date that does not exist answers 422 naming the field", async () => {
+    const response = await svc.call("POST", "/api/get_agent_playbooks", { end_time: "2020-02-30T00:00:00Z" });
+    expect(response.status).toBe(422);
+    expect(response.body.message).toStartWith("end_time:");
+  });
+
+  test("a cost report whose default start would fall before the epoch, or that spans too long, answers 422", async () => {
+    const atEpoch = await svc.call("POST", "/api/learning/costs", { end_time: 0, start_time: null });
+    expect(atEpoch.status).toBe(422);
+    expect(atEpoch.body.message).toBe("end_time: must be after 0 (the earliest start)");
+    const early = await svc.call("POST", "/api/learning/costs", { end_time: 100 });
+    expect(early.status).toBe(200);
+    expect(early.body.start_time).toBe(0);
+    const far = await svc.call("POST", "/api/learning/costs", { end_time: 9007199254740990, start_time: 0 });
+    expect(far.status).toBe(422);
+    expect(far.body.message).toContain("start_time");
+    const late = await svc.call("POST", "/api/learning/costs", { end_time: 9007199254740990, start_time: 9007199254740000 });
+    expect(late.status).toBe(200);
+  });
+});
+
+describe("nesting is bounded", () => {
+  test("a body nested deeper than 100 levels answers 422, over REST and tRPC, however deep", async () => {
+    for (const depth of [101, 100_000]) {
+      const nested = `{"user_id":"u","tags":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+      const rest = await raw("POST", "/api/get_interactions", nested);
+      expect(rest.status).toBe(422);
+      expect(rest.body.message).toContain("body is nested deeper than 100 levels");
+      const trpc = await raw("POST", "/trpc/interactions.get", nested);
+      expect(trpc.status).toBe(422);
+      const query = await raw(
+        "GET",
+        `/trpc/interactions.learningStatus?input=${encodeURIComponent(`{"request_id":${"[".repeat(depth)}${"]".repeat(depth)}}`)}`,
+      );
+      expect(query.status).toBe(422);
+    }
+    expect((await raw("POST", "/api/get_interactions", `{"user_id":"u","tags":${"[".repeat(99)}${"]".repeat(99)}}`)).body.message).not.toContain("nested");
+  });
+});

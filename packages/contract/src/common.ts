@@ -74,13 +74,16 @@ export const UserId = z.string().min(1).max(255);
 /** An ISO 8601 date-time, with or without an offset (without one it is UTC), as Unix seconds. */
 const IsoDateTime = z.iso
   .datetime({ offset: true, local: true })
-  .transform((text) => Math.floor(Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`) / 1000));
+  .transform((text) => Math.floor(Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`) / 1000))
+  .pipe(UnixSeconds);
 
 /**
  * A time bound of a filter: Unix seconds, or an ISO 8601 date-time (Python clients send their
- * datetimes that way). In a query string the seconds arrive as text.
+ * datetimes that way). In a query string the seconds arrive as text. Every form ends as Unix
+ * seconds within the safe integers, so digits beyond them (or a date that does not exist) are a
+ * 422 here rather than a bigint overflow in the database.
  */
-export const TimeBound = z.union([UnixSeconds, z.string().regex(/^\d+$/).transform(Number), IsoDateTime]);
+export const TimeBound = z.union([UnixSeconds, z.string().regex(/^\d+$/).transform(Number).pipe(UnixSeconds), IsoDateTime]);
 
 /** Optional bounds of a time filter, both inclusive. */
 export const TimeRange = {

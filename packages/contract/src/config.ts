@@ -398,8 +398,11 @@ export const WhoamiResponse = z.object({
   success: z.boolean().describe("Always true on a 200 (clients of the peer service require it)"),
   org_id: z.string(),
   storage_type: StorageType,
-  /** Where the data lives, with credentials masked; null when this process was not told. */
-  storage_label: z.string().nullable(),
+  /** Where the data lives, with credentials masked; null when this process was not told, and always in AUTH_MODE=required. */
+  storage_label: z
+    .string()
+    .nullable()
+    .describe("Where the data lives, credentials masked; null when the server was not told, and always on a hosted server (AUTH_MODE=required)"),
 });
 
 /** The raw storage settings: a PostgreSQL URL with its credentials, or PGlite's data directory (null: in memory). */

@@ -57,8 +57,9 @@ export interface EndpointSpec<In extends z.ZodType = z.ZodType, Out extends z.Zo
 }
 
 /**
- * Classes of the token-bucket rate limit, each configured on its own: per credential, and for
- * public endpoints (`sign_in`: log in, register) per peer address.
+ * Classes of the token-bucket rate limit, each configured on its own: per credential in each API
+ * process, except `sign_in` (the public endpoints, and every endpoint that checks a password),
+ * counted per client address in the database, for every API process together.
  */
 export type RateClass = "search" | "publish" | "write" | "read" | "sign_in";
 

@@ -176,7 +176,9 @@ export const RegenerateFailure = z.object({ session_id: z.string(), reason: z.st
 
 export const RegenerateStatusResponse = z.object({
   job_id: z.string(),
-  status: z.enum(["running", "completed", "error"]).describe("running until every session is graded or failed; error when the job itself could not go on"),
+  status: z
+    .enum(["running", "completed", "cancelled", "error"])
+    .describe("running until every session is graded or failed; cancelled on request; error when the job itself could not go on"),
   total: z.number().int().min(0),
   completed: z.number().int().min(0),
   failed: z.number().int().min(0),
@@ -184,6 +186,13 @@ export const RegenerateStatusResponse = z.object({
   error_code: z.string().nullable(),
   started_at: UnixSeconds,
   finished_at: UnixSeconds.nullable(),
+});
+
+export const CancelRegenerateResponse = z.object({
+  job_id: z.string(),
+  status: z
+    .enum(["cancelled", "completed", "error"])
+    .describe("The job's status after the request: cancelled, or how it had already finished (then nothing changed)"),
 });
 
 export const JobPath = z.object({ job_id: z.string().min(1).max(128) }).strict();

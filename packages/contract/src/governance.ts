@@ -94,8 +94,12 @@ export const UserExportBundle = z.object({
   learning_cursors: ExportRows.describe("Learning status: how far each extractor got, and its last failure"),
   llm_usage: ExportRows,
   learning_recoveries: ExportRows.describe("Held learning windows an operator skipped or retried"),
+  pending_tool_calls: ExportRows.describe("Questions learning put to a person about the user, waiting or resolved"),
+  extraction_runs: ExportRows.describe("Learning's extraction runs over the user's interactions"),
   evaluation_sessions: ExportRows.describe("The user's sessions sampled for evaluation, waiting or graded"),
   agent_success_evaluations: ExportRows.describe("The judge's verdicts on the user's sessions"),
   retrieved_learning_evaluations: ExportRows.describe("Per-learning verdicts on the responses of the user's sessions"),
   shadow_comparisons: ExportRows.describe("Shadow judge verdicts on the user's turns"),
+  outcome_inferences: ExportRows.describe("Outcomes inferred for the user's sessions"),
+  idempotency_keys: ExportRows.describe("Idempotency-Key records of the user's writes and what they answered, kept 24 hours"),
 });

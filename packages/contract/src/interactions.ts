@@ -152,7 +152,10 @@ export const PublishInteractionResponse = z.object({
   success: z.boolean(),
   message: z.string(),
   request_id: z.string(),
-  storage_routing: z.object({ storage_type: z.string(), storage_label: z.string() }),
+  storage_routing: z.object({
+    storage_type: z.string(),
+    storage_label: z.string().describe("Where the data lives, credentials masked; on a hosted server (AUTH_MODE=required) the storage type again"),
+  }),
   learning_status: z.enum(PUBLISH_LEARNING_STATUSES),
   interactions_created: z.number().int(),
   profiles_created: z.number().int(),

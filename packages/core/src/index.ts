@@ -64,7 +64,7 @@ export { toolCallOf } from "./human-questions/ask-human.ts";
 export * from "./human-questions/tool-calls.ts";
 export * from "./idempotency/idempotency-key.ts";
 export * from "./idempotency/write-once.ts";
-export { answerPublish } from "./interactions/answer-publish.ts";
+export { answerPublish, type PublishAnswerOptions } from "./interactions/answer-publish.ts";
 export * from "./interactions/delete-interactions.ts";
 export * from "./interactions/embed-interactions.ts";
 export * from "./interactions/finalize-session.ts";

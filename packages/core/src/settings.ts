@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import type { LlmSettings } from "@als/ai";
 import type { RateClass } from "@als/contract";
 import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
@@ -25,6 +26,37 @@ const RateLimitText = z
   .transform((text) => {
     const [perSecond, burst] = text.split("/").map(Number) as [number, number];
     return { perSecond, burst };
+  });
+
+/** A proxy or a network of proxies whose forwarded-address headers are believed. */
+export interface TrustedProxy {
+  address: string;
+  family: "ipv4" | "ipv6";
+  /** The CIDR prefix length; the whole address (32 or 128) for a single one. */
+  prefix: number;
+}
+
+/** `10.0.0.5, 10.1.0.0/16, ::1`: addresses and CIDR networks, comma-separated. */
+const TrustedProxiesText = z
+  .string()
+  .default("")
+  .transform((text, ctx) => {
+    const proxies: TrustedProxy[] = [];
+    for (const entry of text
+      .split(",")
+      .map((each) => each.trim())
+      .filter(Boolean)) {
+      const [address = "", prefixText] = entry.split("/");
+      const version = isIP(address);
+      const width = version === 4 ? 32 : 128;
+      const prefix = prefixText === undefined ? width : /^\d+$/.test(prefixText) ? Number(prefixText) : Number.NaN;
+      if (version === 0 || !(prefix >= 0 && prefix <= width)) {
+        ctx.addIssue({ code: "custom", message: `${entry} is not an IP address or a CIDR network (10.0.0.0/8, ::1)` });
+        return z.NEVER;
+      }
+      proxies.push({ address, family: version === 4 ? "ipv4" : "ipv6", prefix });
+    }
+    return proxies;
   });
 
 const Environment = z.object({
@@ -110,8 +142,13 @@ const Environment = z.object({
   RATE_LIMIT_PUBLISH: RateLimitText.optional(),
   RATE_LIMIT_WRITE: RateLimitText.optional(),
   RATE_LIMIT_READ: RateLimitText.optional(),
-  /** Per peer address on the public account endpoints (log in, register, accept an invitation). */
+  /** Per client address, shared by every API process: the public account endpoints and every password check. */
   RATE_LIMIT_SIGN_IN: RateLimitText.optional(),
+  /**
+   * The balancers and proxies in front of the API: only from these is X-Forwarded-For (or Forwarded)
+   * read to find the client's address. Unset: none, the connecting address is the client's.
+   */
+  TRUSTED_PROXIES: TrustedProxiesText,
   /** Where the service is reached from outside: the links of verification and invitation mails. Unset: http://HOST:PORT. */
   SERVICE_PUBLIC_URL: optionalText,
   /** `smtp://user:password@host:port` (or smtps://); unset: mails are written to the log (local mode). */
@@ -252,6 +289,7 @@ function identitySettings(e: z.infer<typeof Environment>) {
   }
   return {
     authMode: e.AUTH_MODE,
+    trustedProxies: e.TRUSTED_PROXIES,
     // Only the classes set here; the others keep their defaults (DEFAULT_RATE_LIMITS of @als/identity).
     rateLimits: Object.fromEntries(
       Object.entries({

@@ -31,7 +31,7 @@ export * as dataSources from "./queries/data-sources.ts";
 export type { ExpandedTable, PendingExpansion } from "./queries/document-expansion.ts";
 export * as documentExpansion from "./queries/document-expansion.ts";
 export * as emailVerifications from "./queries/email-verifications.ts";
-export type { EvaluationJobRecord } from "./queries/evaluation-jobs.ts";
+export type { EvaluationJobRecord, EvaluationJobStatus } from "./queries/evaluation-jobs.ts";
 export * as evaluationJobs from "./queries/evaluation-jobs.ts";
 export * as evaluationOverview from "./queries/evaluation-overview.ts";
 export type {
@@ -102,6 +102,7 @@ export type { ListedSessionOutcome, OutcomeFilters, SessionOutcomeRecord } from 
 export * as sessionOutcomes from "./queries/session-outcomes.ts";
 export type { SessionTimerState, SessionTimerTable } from "./queries/session-timers.ts";
 export * as sessionTimers from "./queries/session-timers.ts";
+export * as signInAttempts from "./queries/sign-in-attempts.ts";
 export type { EmbeddedKind, StaleRow } from "./queries/stale-embeddings.ts";
 export * as staleEmbeddings from "./queries/stale-embeddings.ts";
 export type { SubjectSection } from "./queries/subject-data.ts";

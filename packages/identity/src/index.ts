@@ -37,3 +37,4 @@ export { recordSearchEvidence } from "./record-search-evidence.ts";
 export { resolveCredential } from "./resolve-credential.ts";
 export * from "./secret-tokens.ts";
 export * from "./sessions.ts";
+export * from "./sign-in-limits.ts";

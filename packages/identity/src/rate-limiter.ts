@@ -18,7 +18,8 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   publish: { perSecond: 200, burst: 400 },
   write: { perSecond: 100, burst: 200 },
   read: { perSecond: 200, burst: 400 },
-  // Each attempt costs an argon2id hash (~30 ms of CPU); ten at once, then one a second, per address.
+  // Each attempt costs an argon2id hash (~30 ms of CPU); ten at once, then one a second, per client
+  // address, counted in the database (see takeSignInAttempt), not by this class.
   sign_in: { perSecond: 1, burst: 10 },
 };
 
@@ -33,7 +34,9 @@ const MAX_TRACKED_BUCKETS = 10_000;
 /**
  * Token buckets per credential and route class, in this process's memory: a limit is a guard
  * against a runaway client, not an account balance, so it need not survive a restart or be shared
- * between API processes (each enforces it on its share of the traffic).
+ * between API processes. Each process enforces it on its share of the traffic: behind a balancer
+ * over N processes a credential gets up to N × burst at once and N × perSecond sustained. Sign-in
+ * attempts, which guard passwords rather than capacity, are counted in the database instead.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -43,8 +46,11 @@ export class RateLimiter {
     private readonly clockMs: () => number = () => performance.now(),
   ) {}
 
-  /** Takes one token for `credentialId` in `rateClass`, or throws 429 rate_limited with the seconds to wait. */
-  take(credentialId: string, rateClass: RateClass): void {
+  /**
+   * Takes one token for `credentialId` in `rateClass`, or throws 429 rate_limited with the seconds
+   * to wait, its message naming `holder` (what was limited: "this API key", "this session").
+   */
+  take(credentialId: string, rateClass: RateClass, holder: string): void {
     const limit = this.limits[rateClass];
     const key = `${rateClass}:${credentialId}`;
     const now = this.clockMs();
@@ -54,9 +60,13 @@ export class RateLimiter {
     if (bucket.tokens < 1) {
       this.buckets.set(key, bucket);
       const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / limit.perSecond));
-      throw new AppError("rate_limited", `too many ${rateClass} requests for this credential: at most ${limit.perSecond} a second`, {
-        retry_after: retryAfter,
-      });
+      throw new AppError(
+        "rate_limited",
+        `too many ${rateClass} requests for ${holder} in this API process: at most ${limit.burst} at once, then ${limit.perSecond} a second`,
+        {
+          retry_after: retryAfter,
+        },
+      );
     }
     bucket.tokens -= 1;
     this.buckets.set(key, bucket);

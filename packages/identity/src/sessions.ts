@@ -14,8 +14,16 @@ export interface OpenedSession {
   expires_at: number;
 }
 
-/** A new session of the member; the token is returned once, only its hash is stored. */
-export async function openSession(deps: IdentityDeps, member: { member_id: string; org_id: string }, kind: SessionKind): Promise<OpenedSession> {
+/**
+ * A new session of the member; the token is returned once, only its hash is stored. A governance
+ * session names the session it was opened from (`openedBy`): logging that out ends it too.
+ */
+export async function openSession(
+  deps: IdentityDeps,
+  member: { member_id: string; org_id: string },
+  kind: SessionKind,
+  openedBy?: string,
+): Promise<OpenedSession> {
   const token = newSessionToken(kind);
   const now = deps.now();
   const session = {
@@ -26,6 +34,7 @@ export async function openSession(deps: IdentityDeps, member: { member_id: strin
     kind,
     created_at: now,
     expires_at: now + SESSION_LIFETIME_SECONDS[kind],
+    ...(openedBy !== undefined && { opened_by: openedBy }),
   };
   await loginSessions.insertSession(deps.db, session);
   return { token, session_id: session.session_id, expires_at: session.expires_at };

@@ -53,7 +53,15 @@ describe("mailer over SMTP", () => {
   test("an invitation mail names the organization, the inviter and the link", async () => {
     const mailer = createMailer({ smtpUrl: smtp.url, from: FROM }, recordingLog());
     const link = "http://127.0.0.1:8080/invitations/accept?token=alst_xyz";
-    await mailer.send(invitationMail({ to: "bob@example.com", organizationName: "Acme\r\nBcc: evil@example.com", inviterEmail: "ann@example.com", link }));
+    await mailer.send(
+      invitationMail({
+        to: "bob@example.com",
+        organizationName: "Acme\r\nBcc: evil@example.com",
+        inviterEmail: "ann@example.com",
+        link,
+        addressHasLogin: false,
+      }),
+    );
     await mailer.close();
 
     const received = await smtp.waitForMail("bob@example.com", 5_000);

@@ -233,7 +233,7 @@ function governanceCommand(action: "grant" | "revoke"): OperatorCommand {
     words: ["governance", action],
     summary: entitled
       ? "grant the governance entitlement (export and erasure through governance sessions of admins)"
-      : "withdraw the governance entitlement; open governance sessions lose it on their next request",
+      : "withdraw the governance entitlement; the organisation's governance sessions end at once",
     options: { org: ORG_OPTION },
     async prepare(values) {
       const orgId = text(values, "org");

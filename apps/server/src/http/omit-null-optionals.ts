@@ -25,6 +25,9 @@ const acceptsOmission = (field: z.ZodType) => field.safeParse(undefined).success
  * The value with every `null` removed where the schema has an optional field that does not accept
  * null: such clients (the published Python ones among them) send `null` for whatever they were not
  * given. A field that accepts null keeps it, since null means something there (inherit, unlimited).
+ * The request's keys are untrusted: a shape is read by own keys only (`constructor` is not a field
+ * because Object.prototype has one) and the copy is built with defined properties, so a `__proto__`
+ * key stays a key for the schema to refuse or strip instead of becoming the copy's prototype.
  */
 export function omitNullOptionals(schema: z.ZodType, value: unknown): unknown {
   if (value === null && acceptsOmission(schema)) return undefined;
@@ -32,11 +35,12 @@ export function omitNullOptionals(schema: z.ZodType, value: unknown): unknown {
   const def = defOf(structural(schema));
   if (def.type === "array" && Array.isArray(value)) return value.map((item) => omitNullOptionals(def.element!, item));
   if (def.type !== "object" || Array.isArray(value)) return value;
-  const result: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    const field = def.shape![key];
-    if (!field) result[key] = item;
-    else if (!(item === null && acceptsOmission(field))) result[key] = omitNullOptionals(field, item);
-  }
-  return result;
+  const shape = def.shape!;
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, item]): [string, unknown][] => {
+      if (!Object.hasOwn(shape, key)) return [[key, item]];
+      const field = shape[key]!;
+      return item === null && acceptsOmission(field) ? [] : [[key, omitNullOptionals(field, item)]];
+    }),
+  );
 }

@@ -21,7 +21,7 @@ function strippedKeys(sent: unknown, kept: unknown, path: string): string[] {
   return Object.entries(sent).flatMap(([key, value]) => {
     const at = path ? `${path}.${key}` : key;
     if (value === undefined) return [];
-    return key in kept ? strippedKeys(value, kept[key], at) : [at];
+    return Object.hasOwn(kept, key) ? strippedKeys(value, kept[key], at) : [at];
   });
 }
 

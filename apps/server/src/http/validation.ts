@@ -2,7 +2,7 @@ import { AppError, type FieldIssue } from "@als/contract";
 import type { z } from "zod";
 import { omitNullOptionals } from "./omit-null-optionals.ts";
 
-type Location = "body" | "query";
+type Location = "body" | "query" | "path";
 
 /** zod issues → the contract's 422 issue list, each naming the field path with list indexes. */
 export function toFieldIssues(error: z.ZodError, location: Location): FieldIssue[] {
@@ -21,11 +21,40 @@ export function toFieldIssues(error: z.ZodError, location: Location): FieldIssue
  * problem is a 422 naming its field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location): z.output<S> {
-  const badText = findUnstorableText(value, [location]);
-  if (badText.length > 0) throw AppError.validation(badText);
+  refuseDeepNesting(value, location);
+  refuseUnstorableText(value, location);
   const parsed = schema.safeParse(omitNullOptionals(schema, value));
   if (!parsed.success) throw AppError.validation(toFieldIssues(parsed.error, location));
   return parsed.data;
+}
+
+/**
+ * Deeper than any request the contract describes (a trace's metadata included): every walk of a
+ * value (the text check, null omission, the schema, JSON.stringify) recurses, and a body of a few
+ * kilobytes of brackets would otherwise exhaust the stack and answer 500.
+ */
+export const MAX_INPUT_DEPTH = 100;
+
+/** 422 for a value nested deeper than MAX_INPUT_DEPTH; measured without recursion, for the same reason. */
+export function refuseDeepNesting(value: unknown, location: Location): void {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    if (next === null || typeof next !== "object") continue;
+    if (depth >= MAX_INPUT_DEPTH)
+      throw AppError.validation([{ loc: [location], msg: `${location} is nested deeper than ${MAX_INPUT_DEPTH} levels`, type: "too_deep" }]);
+    for (const item of Object.values(next)) pending.push([item, depth + 1]);
+  }
+}
+
+/**
+ * 422 for text the database cannot store faithfully, naming where it is. Path parameters are
+ * checked with it before the credential is resolved: a project id in the URL is looked up then, and
+ * a NUL there would reach the database.
+ */
+export function refuseUnstorableText(value: unknown, location: Location): void {
+  const badText = findUnstorableText(value, [location]);
+  if (badText.length > 0) throw AppError.validation(badText);
 }
 
 /**

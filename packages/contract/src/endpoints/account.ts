@@ -43,12 +43,13 @@ export const accountEndpoints = defineResource("account", {
   register: {
     method: "POST",
     path: "/api/account/register",
-    summary: "Register an organisation and its owner; a link to verify the address is mailed (409 when the address has a login)",
+    summary:
+      "Register an organisation and its owner; a link to verify the address is mailed. An address that already has a login gets the same answer, and its owner a mail saying so",
     input: RegisterRequest,
     output: RegisterResponse,
     successStatus: 201,
     public: true,
-    errors: ["conflict", "mail_unavailable"],
+    errors: ["mail_unavailable"],
   },
   verifyEmail: {
     method: "GET",
@@ -71,7 +72,8 @@ export const accountEndpoints = defineResource("account", {
   login: {
     method: "POST",
     path: "/api/account/login",
-    summary: "Log in with email and password: a session token (401 wrong email or password, 403 address not verified)",
+    summary:
+      "Log in with email and password: a session token (401 wrong email or password, or an account locked for this client address after wrong passwords: the same answer; 403 address not verified; 429 too many attempts from this address)",
     input: LoginRequest,
     output: MemberSession,
     public: true,
@@ -79,7 +81,7 @@ export const accountEndpoints = defineResource("account", {
   logout: {
     method: "POST",
     path: "/api/account/logout",
-    summary: "End the session of the bearer token at once",
+    summary: "End the session of the bearer token at once, and the governance sessions opened from it",
     input: NoInput,
     output: LogoutResponse,
     credentials: MEMBER,
@@ -95,10 +97,13 @@ export const accountEndpoints = defineResource("account", {
   changePassword: {
     method: "POST",
     path: "/api/account/password",
-    summary: "Change the password (401 when current_password is wrong): a new session, every other session of the member ends",
+    summary:
+      "Change the password (401 when current_password is wrong, 429 while wrong passwords lock the account for this address): a new session, every other session of the member ends",
     input: ChangePasswordRequest,
     output: ChangePasswordResponse,
     credentials: MEMBER,
+    // The current password is checked: a sign-in attempt, limited per client address and account.
+    rateClass: "sign_in",
   },
   createProject: {
     method: "POST",
@@ -121,7 +126,8 @@ export const accountEndpoints = defineResource("account", {
   createInvitation: {
     method: "POST",
     path: "/api/account/invitations",
-    summary: "Invite an address to the organisation by mail, valid 7 days (admins and owners; 409 when it already has a login)",
+    summary:
+      "Invite an address to the organisation by mail, valid 7 days (admins and owners; 409 when it is a member already). An address with a login elsewhere gets the same answer; the mail tells its owner",
     input: CreateInvitationRequest,
     output: InvitationListing,
     successStatus: 201,
@@ -200,11 +206,14 @@ export const accountEndpoints = defineResource("account", {
   createGovernanceSession: {
     method: "POST",
     path: "/api/account/governance-sessions",
-    summary: "Open a short governance session with the password typed again (admins and owners of an entitled organisation)",
+    summary:
+      "Open a short governance session with the password typed again (admins and owners of an entitled organisation; 429 while wrong passwords lock the account for this address); it ends with the login session it was opened from and when the entitlement is withdrawn",
     input: CreateGovernanceSessionRequest,
     output: GovernanceSessionResponse,
     successStatus: 201,
     credentials: MEMBER,
+    // The password is checked again: a sign-in attempt, limited per client address and account.
+    rateClass: "sign_in",
   },
   beginOidcSignIn: {
     method: "GET",

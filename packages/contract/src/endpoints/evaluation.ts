@@ -1,5 +1,6 @@
 import { defineResource } from "../endpoint.ts";
 import {
+  CancelRegenerateResponse,
   GetAgentSuccessEvaluationResultsRequest,
   GetAgentSuccessEvaluationResultsResponse,
   GetEvaluationOverviewRequest,
@@ -75,5 +76,13 @@ export const evaluationEndpoints = defineResource("evaluation", {
     summary: "A regenerate job's status: running, completed or error, its progress, and the sessions it could not grade (404 when unknown)",
     input: JobPath,
     output: RegenerateStatusResponse,
+  },
+  cancelRegenerate: {
+    method: "DELETE",
+    path: "/api/evaluations/regenerate/:job_id",
+    summary:
+      "Cancel a regenerate job: no session is graded after the one in progress, which is not saved; the sessions saved before stay (404 when unknown; a finished job answers how it finished)",
+    input: JobPath,
+    output: CancelRegenerateResponse,
   },
 });

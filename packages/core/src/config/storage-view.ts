@@ -2,12 +2,13 @@ import type { StorageOptions } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 
 /**
- * Where the data lives, safe to show (whoami): a PostgreSQL URL without its credentials and query
- * string (which may carry a password too), or PGlite's data directory. Null when the process was
- * not told its storage settings.
+ * Where the data lives, safe to show the operator's own callers (whoami, publish): a PostgreSQL URL
+ * without its credentials and query string (which may carry a password too), or PGlite's data
+ * directory. Null when the process was not told its storage settings, and for the tenants of a
+ * hosted service (`hosted`), who are never shown a host, a database name or a path of the server.
  */
-export function maskedStorageLabel(deps: CoreDeps): string | null {
-  return deps.storage ? labelOf(deps.storage) : null;
+export function maskedStorageLabel(deps: CoreDeps, hosted: boolean): string | null {
+  return deps.storage && !hosted ? labelOf(deps.storage) : null;
 }
 
 function labelOf(storage: StorageOptions): string {

@@ -14,8 +14,8 @@ export type StepOutcome = ({ next: "done" } | { next: "retry"; at: number } | { 
 export class LeaseLost extends Error {}
 
 /** The outcome of a run this attempt could not claim or lost: what its stored state says. */
-export function outcomeOfRun(run: { status: RunStatus; retry_at: number | null } | undefined, now: number): StepOutcome {
-  if (!run || run.status === "succeeded" || run.status === "failed") return { next: "done" };
+export function outcomeOfRun(run: { status: RunStatus | "cancelled"; retry_at: number | null } | undefined, now: number): StepOutcome {
+  if (!run || run.status === "succeeded" || run.status === "failed" || run.status === "cancelled") return { next: "done" };
   if (run.status === "retrying") return { next: "retry", at: run.retry_at ?? now };
   return { next: "busy" };
 }

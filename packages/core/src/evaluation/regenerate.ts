@@ -1,6 +1,6 @@
 import { LlmOutputError, LlmStallError, LlmUnavailableError } from "@als/ai";
-import { AppError, type RegenerateRequest, type RegenerateStartResponse, type RegenerateStatusResponse } from "@als/contract";
-import { type EvaluationJobRecord, evaluationJobs, type Scope } from "@als/db";
+import { AppError, type CancelRegenerateResponse, type RegenerateRequest, type RegenerateStartResponse, type RegenerateStatusResponse } from "@als/contract";
+import { type EvaluationJobRecord, type EvaluationJobStatus, evaluationJobs, type Scope } from "@als/db";
 import type { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
 import { crashAt } from "../durable/crash-at.ts";
@@ -29,13 +29,21 @@ export async function startRegenerate(deps: CoreDeps, scope: Scope, input: Regen
   return { job_id: jobId, total };
 }
 
+/** A stored job status as the contract names it: queued, running and retrying jobs are running. */
+function statusOfJob(status: EvaluationJobStatus): z.infer<typeof RegenerateStatusResponse>["status"] {
+  if (status === "succeeded") return "completed";
+  if (status === "failed") return "error";
+  if (status === "cancelled") return "cancelled";
+  return "running";
+}
+
 /** Where a regenerate job stands: progress, and the sessions it could not grade with a safe reason. 404 when unknown here. */
 export async function regenerateStatus(deps: CoreDeps, scope: Scope, jobId: string): Promise<z.input<typeof RegenerateStatusResponse>> {
   const job = await evaluationJobs.readJob(deps.db, scope, jobId);
   if (!job) throw AppError.notFound(`regenerate job ${jobId}`);
   return {
     job_id: job.job_id,
-    status: job.status === "succeeded" ? "completed" : job.status === "failed" ? "error" : "running",
+    status: statusOfJob(job.status),
     total: job.total,
     completed: job.completed,
     failed: job.failed,
@@ -44,6 +52,19 @@ export async function regenerateStatus(deps: CoreDeps, scope: Scope, jobId: stri
     started_at: job.created_at,
     finished_at: job.finished_at,
   };
+}
+
+/**
+ * Cancels a regenerate job that has not finished: recorded before the answer, so the worker grading
+ * it (in this process or another, now or after a restart) saves nothing more and stops. A finished
+ * job is left as it was and its status answered. 404 when unknown here.
+ */
+export async function cancelRegenerate(deps: CoreDeps, scope: Scope, jobId: string): Promise<z.input<typeof CancelRegenerateResponse>> {
+  const job = await evaluationJobs.cancelJob(deps.db, scope, jobId, deps.now());
+  if (!job) throw AppError.notFound(`regenerate job ${jobId}`);
+  const status = statusOfJob(job.status);
+  // cancelJob changes every unfinished job, so what it answers is never still running.
+  return { job_id: job.job_id, status: status === "running" ? "cancelled" : status };
 }
 
 /**
@@ -97,7 +118,8 @@ export async function runEvaluationJobStep(deps: CoreDeps, scope: Scope, jobId: 
     await evaluationJobs.completeJob(deps.db, jobId, leaseToken, { completed: job.completed, failed: job.failed }, deps.now());
     return { next: "done" };
   } catch (error) {
-    if (error instanceof LeaseLost) return { next: "busy" };
+    // Lost to another worker, or cancelled: the stored job says which.
+    if (error instanceof LeaseLost) return outcomeOfRun(await evaluationJobs.readJob(deps.db, scope, jobId), deps.now());
     if (error instanceof LlmStallError) {
       const at = deps.now() + STALL_RETRY_SECONDS;
       await evaluationJobs.retryJob(deps.db, jobId, leaseToken, { errorCode: `provider_${error.kind}`, retryAt: at }, deps.now());

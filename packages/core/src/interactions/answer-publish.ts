@@ -13,6 +13,13 @@ interface CommittedPublish {
   warnings: string[];
 }
 
+export interface PublishAnswerOptions {
+  /** The request's Idempotency-Key, if it sent one. */
+  idempotencyKey?: IdempotencyKey | undefined;
+  /** The caller is a tenant of a hosted service: no storage path in the answer (see maskedStorageLabel). */
+  hosted: boolean;
+}
+
 /**
  * publish_interaction's answer. With an idempotency key, a request committed under that key before
  * (the first attempt answered, lost its connection, or is still waiting for learning) is not
@@ -20,12 +27,18 @@ interface CommittedPublish {
  * (waiting for learning again if asked to). The key is recorded in the publish's own transaction,
  * so it exists exactly when the request does, whatever became of the process that committed it.
  */
-export async function answerPublish(deps: CoreDeps, scope: Scope, input: PublishInteractionRequest, key?: IdempotencyKey): Promise<PublishInteractionResponse> {
+export async function answerPublish(
+  deps: CoreDeps,
+  scope: Scope,
+  input: PublishInteractionRequest,
+  options: PublishAnswerOptions,
+): Promise<PublishInteractionResponse> {
+  const { idempotencyKey: key, hosted } = options;
   // The contract's 240 s include admission.
   const deadline = performance.now() + PUBLISH_WAIT_MS;
-  if (!key) return answerOf(deps, scope, input, committedOf(await publishInteractions(deps, scope, input)), deadline);
+  if (!key) return answerOf(deps, scope, hosted, input, committedOf(await publishInteractions(deps, scope, input)), deadline);
   const earlier = await idempotencyKeys.findKey(deps.db, scope, key.key, deps.now());
-  if (earlier) return answerAgain(deps, scope, input, key, earlier, deadline);
+  if (earlier) return answerAgain(deps, scope, hosted, input, key, earlier, deadline);
   let committed: CommittedPublish;
   try {
     const published = await publishInteractions(deps, scope, input, {
@@ -40,9 +53,9 @@ export async function answerPublish(deps: CoreDeps, scope: Scope, input: Publish
     if (!(error instanceof KeyTaken)) throw error;
     const first = await idempotencyKeys.findKey(deps.db, scope, key.key, deps.now());
     if (!first) throw error;
-    return answerAgain(deps, scope, input, key, first, deadline);
+    return answerAgain(deps, scope, hosted, input, key, first, deadline);
   }
-  const answer = await answerOf(deps, scope, input, committed, deadline);
+  const answer = await answerOf(deps, scope, hosted, input, committed, deadline);
   // Without it a retry builds the same answer from what was committed, so a failure here is no failure of the publish.
   await idempotencyKeys.saveAnswer(deps.db, scope, key.key, answer).catch(() => {});
   return answer;
@@ -56,6 +69,7 @@ function committedOf(published: PublishedRequest): CommittedPublish {
 function answerAgain(
   deps: CoreDeps,
   scope: Scope,
+  hosted: boolean,
   input: PublishInteractionRequest,
   key: IdempotencyKey,
   earlier: IdempotencyKeyRecord,
@@ -63,13 +77,14 @@ function answerAgain(
 ): Promise<PublishInteractionResponse> | PublishInteractionResponse {
   refuseOtherRequest(earlier, key);
   if (earlier.answer) return earlier.answer as PublishInteractionResponse;
-  return answerOf(deps, scope, input, earlier.outcome as unknown as CommittedPublish, deadline);
+  return answerOf(deps, scope, hosted, input, earlier.outcome as unknown as CommittedPublish, deadline);
 }
 
 /** The answer of a committed request; from here on nothing may answer it as failed (see waitForPublishLearning). */
 async function answerOf(
   deps: CoreDeps,
   scope: Scope,
+  hosted: boolean,
   input: PublishInteractionRequest,
   committed: CommittedPublish,
   deadline: number,
@@ -79,7 +94,7 @@ async function answerOf(
     ? await waitForPublishLearning(deps, scope, { request_id: requestId, user_id: input.user_id }, deadline - performance.now())
     : undefined;
   const learned = learning?.learned ?? { profiles: 0, user_playbooks: 0, profiles_merged: 0 };
-  const storage = { storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps) ?? deps.db.kind };
+  const storage = { storage_type: deps.db.kind, storage_label: maskedStorageLabel(deps, hosted) ?? deps.db.kind };
   const stored = `Published ${committed.interactions_created} interaction(s)`;
   return {
     success: true,

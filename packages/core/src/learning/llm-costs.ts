@@ -11,8 +11,12 @@ const DEFAULT_RANGE_SECONDS = 30 * 86_400;
 export async function llmCosts(deps: CoreDeps, scope: Scope, range: { start?: number; end?: number }) {
   // Unset: through the current second (the range's end is exclusive).
   const end = range.end ?? deps.now() + 1;
-  const start = range.start ?? end - DEFAULT_RANGE_SECONDS;
-  if (start >= end) throw AppError.validation([{ loc: ["body", "start_time"], msg: "must be before end_time", type: "value_error" }]);
+  // The default start never goes before the epoch: the answer's start_time is Unix seconds too.
+  const start = range.start ?? Math.max(0, end - DEFAULT_RANGE_SECONDS);
+  if (start >= end) {
+    if (range.start === undefined) throw AppError.validation([{ loc: ["body", "end_time"], msg: "must be after 0 (the earliest start)", type: "value_error" }]);
+    throw AppError.validation([{ loc: ["body", "start_time"], msg: "must be before end_time", type: "value_error" }]);
+  }
   if (end - start > MAX_COST_RANGE_SECONDS) {
     throw AppError.validation([{ loc: ["body", "start_time"], msg: "the range may span at most 366 days", type: "value_error" }]);
   }

@@ -6,8 +6,12 @@ const COLUMNS = `job_id, org_id, project_id, from_ts, to_ts, evaluation_name, st
   attempts, error_code, result, retry_at, created_at, updated_at, finished_at`;
 const JOBS: leased.LeasedRunTable = { name: "evaluation_jobs", id: "job_id", columns: COLUMNS };
 
+/** A leased run's statuses, and `cancelled`: a job's caller may cancel it, and no claim takes it then. */
+export type EvaluationJobStatus = leased.RunStatus | "cancelled";
+
 /** A regenerate job: the judges replayed over the sessions that started in [from_ts, to_ts). */
-export interface EvaluationJobRecord extends leased.LeasedRunState {
+export interface EvaluationJobRecord extends Omit<leased.LeasedRunState, "status"> {
+  status: EvaluationJobStatus;
   job_id: string;
   from_ts: number;
   to_ts: number;
@@ -67,6 +71,20 @@ export const failJob = (sql: Sql, jobId: string, leaseToken: string, errorCode: 
 export const retryJob = (sql: Sql, jobId: string, leaseToken: string, change: { errorCode: string; retryAt: number }, now: number) =>
   leased.retryRun(sql, JOBS, jobId, leaseToken, change, now);
 export const releaseJob = (sql: Sql, jobId: string, leaseToken: string, now: number) => leased.releaseRun(sql, JOBS, jobId, leaseToken, now);
+
+/**
+ * Cancels a job that has not finished, in the caller's scope: its lease is dropped, so the worker
+ * grading it fails its next commit and stops, and no claim takes it again. Answers the job as it
+ * stands after the request (a finished job is left as it was), or nothing when it is unknown here.
+ */
+export async function cancelJob(sql: Sql, scope: Scope, jobId: string, now: number): Promise<EvaluationJobRecord | undefined> {
+  const [cancelled] = await sql.query<EvaluationJobRecord>(
+    `UPDATE evaluation_jobs SET status = 'cancelled', lease_token = NULL, lease_expires_at = NULL, retry_at = NULL, finished_at = $4, updated_at = $4
+     WHERE org_id = $1 AND project_id = $2 AND job_id = $3 AND status IN ('queued', 'running', 'retrying') RETURNING ${COLUMNS}`,
+    [scope.orgId, scope.projectId, jobId, now],
+  );
+  return cancelled ?? (await readJob(sql, scope, jobId));
+}
 
 /** Jobs a worker may take now: queued, due for a retry, or held under an expired lease. */
 export async function findRunnableJobs(sql: Sql, now: number): Promise<(Scope & { jobId: string })[]> {

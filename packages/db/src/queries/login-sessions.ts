@@ -16,12 +16,31 @@ export interface LiveSession {
 
 export async function insertSession(
   sql: Sql,
-  session: { session_id: string; token_hash: string; member_id: string; org_id: string; kind: SessionKind; created_at: number; expires_at: number },
+  session: {
+    session_id: string;
+    token_hash: string;
+    member_id: string;
+    org_id: string;
+    kind: SessionKind;
+    created_at: number;
+    expires_at: number;
+    /** The session a governance session was opened from: it ends with that one's login session. */
+    opened_by?: string;
+  },
 ): Promise<void> {
   await sql.query(
-    `INSERT INTO login_sessions (session_id, token_hash, member_id, org_id, kind, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [session.session_id, session.token_hash, session.member_id, session.org_id, session.kind, session.created_at, session.expires_at],
+    `INSERT INTO login_sessions (session_id, token_hash, member_id, org_id, kind, created_at, expires_at, opened_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE((SELECT opened_by FROM login_sessions WHERE session_id = $8), $8))`,
+    [
+      session.session_id,
+      session.token_hash,
+      session.member_id,
+      session.org_id,
+      session.kind,
+      session.created_at,
+      session.expires_at,
+      session.opened_by ?? null,
+    ],
   );
 }
 
@@ -41,6 +60,7 @@ export async function findLiveSessionByHash(sql: Sql, tokenHash: string, now: nu
   return row ?? null;
 }
 
+/** Ends the session and the governance sessions opened from it. */
 export async function revokeSession(sql: Sql, sessionId: string, now: number): Promise<void> {
-  await sql.query("UPDATE login_sessions SET revoked_at = $2 WHERE session_id = $1 AND revoked_at IS NULL", [sessionId, now]);
+  await sql.query("UPDATE login_sessions SET revoked_at = $2 WHERE (session_id = $1 OR opened_by = $1) AND revoked_at IS NULL", [sessionId, now]);
 }

@@ -25,9 +25,19 @@ export async function findOrganization(sql: Sql, orgId: string): Promise<Organiz
   return row ?? null;
 }
 
-/** True when the organisation existed (an operator granting the entitlement must name a real one). */
+/**
+ * True when the organisation existed (an operator granting the entitlement must name a real one).
+ * Withdrawing it ends the organisation's governance sessions in the same statement: one would
+ * otherwise go on serving as a login session until it expired.
+ */
 export async function setGovernanceEntitlement(sql: Sql, orgId: string, entitled: boolean): Promise<boolean> {
-  const rows = await sql.query("UPDATE organizations SET governance_entitled = $2 WHERE org_id = $1 RETURNING org_id", [orgId, entitled]);
+  const rows = await sql.query(
+    `WITH ended AS (
+       UPDATE login_sessions SET revoked_at = floor(extract(epoch FROM clock_timestamp()))::bigint WHERE NOT $2 AND org_id = $1 AND kind = 'governance' AND revoked_at IS NULL
+     )
+     UPDATE organizations SET governance_entitled = $2 WHERE org_id = $1 RETURNING org_id`,
+    [orgId, entitled],
+  );
   return rows.length > 0;
 }
 

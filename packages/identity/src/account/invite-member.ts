@@ -13,8 +13,11 @@ import { sendAccountMail } from "./send-account-mail.ts";
 
 /**
  * Invites an address to the organisation (admins and owners) and mails it the link; 409 when the
- * address already has a login anywhere (one login per address). Inviting an address again
- * replaces its pending invitation: only the newest link works.
+ * address is already a member of this organisation (the admin sees its members anyway). An address
+ * with a login in another organisation is invited like any other, so the answer does not tell an
+ * admin which addresses have a login anywhere: the mail tells its owner that the link works only
+ * once that login is gone (one login per address). Inviting an address again replaces its pending
+ * invitation: only the newest link works.
  */
 export async function inviteMember(
   deps: AccountDeps,
@@ -23,7 +26,8 @@ export async function inviteMember(
 ): Promise<z.input<typeof InvitationListing>> {
   requireAdmin(actor, "invite members");
   const email = normalizeEmail(input.email);
-  if ((await members.findMemberCredentials(deps.db, email)) !== null) throw new AppError("conflict", `${email} already has a login`);
+  const existing = await members.findMemberCredentials(deps.db, email);
+  if (existing?.org_id === actor.orgId) throw new AppError("conflict", `${email} is already a member of this organisation`);
   const organization = await organizations.findOrganization(deps.db, actor.orgId);
   if (organization === null) throw AppError.notFound("organisation");
   const token = newMailedToken();
@@ -42,8 +46,10 @@ export async function inviteMember(
     await invitations.insertInvitation(tx, { ...invitation, token_hash: hashSecret(token) });
   });
   const link = `${deps.publicUrl}/api/account/invitations/accept?token=${encodeURIComponent(token)}`;
-  await sendAccountMail(deps.mailer, invitationMail({ to: email, organizationName: organization.name, inviterEmail: actor.email, link }), () =>
-    invitations.deleteInvitation(deps.db, invitation.invitation_id),
+  await sendAccountMail(
+    deps.mailer,
+    invitationMail({ to: email, organizationName: organization.name, inviterEmail: actor.email, link, addressHasLogin: existing !== null }),
+    () => invitations.deleteInvitation(deps.db, invitation.invitation_id),
   );
   return toInvitationListing(invitation);
 }

@@ -5,16 +5,21 @@ import type { IdentityDeps } from "../identity-deps.ts";
 import { normalizeEmail } from "../organizations.ts";
 import { verifyPassword } from "../passwords.ts";
 import { openSession } from "../sessions.ts";
+import { checkMemberPassword } from "../sign-in-limits.ts";
 
 /**
- * A login session for the address and password. An unknown address and a wrong password answer
- * the same 401 after the same work (a password is hashed either way), so the answer does not tell
- * which addresses have a login; an address not verified yet is 403, once the password matched.
+ * A login session for the address and password, from `clientAddress`. An unknown address, a wrong
+ * password and an account locked for this client address (see ACCOUNT_LOCK) answer the same 401
+ * after the same work (a password is hashed each time), so the answer tells neither which addresses
+ * have a login nor which are locked; an address not verified yet is 403, once the password matched.
  */
-export async function logIn(deps: IdentityDeps, input: z.output<typeof LoginRequest>): Promise<z.input<typeof MemberSession>> {
+export async function logIn(deps: IdentityDeps, input: z.output<typeof LoginRequest>, clientAddress: string | null): Promise<z.input<typeof MemberSession>> {
   const member = await members.findMemberCredentials(deps.db, normalizeEmail(input.email));
-  const matches = await verifyPassword(input.password, member?.password_hash ?? null);
-  if (member === null || !matches) throw new AppError("unauthorized", "wrong email or password");
+  if (member === null) {
+    await verifyPassword(input.password, null);
+    throw new AppError("unauthorized", "wrong email or password");
+  }
+  if ((await checkMemberPassword(deps, member, input.password, clientAddress)) !== "right") throw new AppError("unauthorized", "wrong email or password");
   if (member.email_verified_at === null) {
     throw new AppError("forbidden", "the email address is not verified yet: open the link of the verification mail first");
   }

@@ -3,7 +3,7 @@ import { changePassword, requireMemberSession } from "@als/identity";
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.account.changePassword, {
-  async handle({ deps, principal }, input) {
-    return changePassword(deps, requireMemberSession(principal), input);
+  async handle({ deps, principal, clientAddress }, input) {
+    return changePassword(deps, requireMemberSession(principal), input, clientAddress);
   },
 });

@@ -3,7 +3,7 @@ import { openGovernanceSession, requireMemberSession } from "@als/identity";
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.account.createGovernanceSession, {
-  async handle({ deps, principal }, input) {
-    return openGovernanceSession(deps, requireMemberSession(principal), input);
+  async handle({ deps, principal, clientAddress }, input) {
+    return openGovernanceSession(deps, requireMemberSession(principal), input, clientAddress);
   },
 });

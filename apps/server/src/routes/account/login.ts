@@ -3,7 +3,7 @@ import { logIn } from "@als/identity";
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.account.login, {
-  async handle({ deps }, input) {
-    return logIn(deps, input);
+  async handle({ deps, clientAddress }, input) {
+    return logIn(deps, input, clientAddress);
   },
 });

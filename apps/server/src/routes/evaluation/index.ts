@@ -1,4 +1,5 @@
 import agentSuccessResults from "./agent-success-results.ts";
+import cancelRegenerate from "./cancel-regenerate.ts";
 import gradeOnDemand from "./grade-on-demand.ts";
 import overview from "./overview.ts";
 import recentShadowComparisons from "./recent-shadow-comparisons.ts";
@@ -14,4 +15,5 @@ export const evaluationRoutes = {
   recentShadowComparisons,
   regenerate,
   regenerateStatus,
+  cancelRegenerate,
 };

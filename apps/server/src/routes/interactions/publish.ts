@@ -3,5 +3,5 @@ import { answerPublish } from "@als/core";
 import { implement } from "../../implement.ts";
 
 export default implement(endpoints.interactions.publish, {
-  handle: ({ deps, scope, idempotencyKey }, input) => answerPublish(deps, scope, input, idempotencyKey),
+  handle: ({ deps, scope, authMode, idempotencyKey }, input) => answerPublish(deps, scope, input, { idempotencyKey, hosted: authMode === "required" }),
 });
