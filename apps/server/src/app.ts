@@ -20,6 +20,7 @@ import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/b
 import { type ClientAddressOf, clientAddressResolver } from "./http/client-address.ts";
 import { CONSOLE_DIST, serveConsoleFile } from "./http/console-files.ts";
 import { errorResponse, translateError } from "./http/error-response.ts";
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyFrom } from "./http/idempotency-key-header.ts";
 import { type McpRouteDeps, serveMcp } from "./http/mcp-endpoint.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
 import { readJsonBody, readPathParams, readQuery, withQueryFields } from "./http/read-input.ts";
@@ -76,6 +77,7 @@ const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientA
   correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
   authorization: request.headers.get("authorization"),
   project: request.headers.get("x-service-project"),
+  idempotencyKey: request.headers.get(IDEMPOTENCY_KEY_HEADER),
   clientAddress: clientAddressOf(request, server?.requestIP(request)?.address ?? null),
 });
 
@@ -127,11 +129,14 @@ export function buildApp({
   };
 
   /** Runs a route on parsed input within its time budget. */
-  const handled = (route: Route, ctx: RequestContext, input: unknown) =>
-    withBackstop(route.handle(ctx, input), route.endpoint.timeoutMs ?? backstopMs, ctx.correlationId);
+  const handled = (route: Route, ctx: RequestContext, input: unknown, incoming: IncomingRequest) => {
+    const idempotencyKey = idempotencyKeyFrom(route.endpoint, incoming.idempotencyKey, input);
+    return withBackstop(route.handle(idempotencyKey ? { ...ctx, idempotencyKey } : ctx, input), route.endpoint.timeoutMs ?? backstopMs, ctx.correlationId);
+  };
 
   /** Runs a route on parsed input within its time budget and returns the declared body. */
-  const run = async (route: Route, ctx: RequestContext, input: unknown) => toResponseBody(route.endpoint, await handled(route, ctx, input), strictResponses);
+  const run = async (route: Route, ctx: RequestContext, input: unknown, incoming: IncomingRequest) =>
+    toResponseBody(route.endpoint, await handled(route, ctx, input, incoming), strictResponses);
 
   /**
    * The answer as sent: with the request's stages in Server-Timing when that is on, and the request
@@ -204,7 +209,7 @@ export function buildApp({
           ? parseInput(endpoint.input, { ...readQuery(url), ...pathParams }, "query")
           : parseInput(endpoint.input, withPathParams(withQueryFields(endpoint, url, await readJsonBody(request, maxBodyBytes)), pathParams), "body");
       if (route.stream) return await streamed(route.stream(ctx, input), endpoint, ctx.correlationId);
-      const output = await handled(route, ctx, input);
+      const output = await handled(route, ctx, input, incoming);
       const serializingSince = performance.now();
       const response = Response.json(toResponseBody(endpoint, output, strictResponses), { status: endpoint.successStatus ?? 200 });
       timings.since("serialize", serializingSince);
@@ -224,7 +229,7 @@ export function buildApp({
   // tRPC answers carry no Server-Timing: its calls are timed for nobody.
   const trpcRouter = buildTrpcRouter(
     routeList,
-    async (route, incoming, input) => run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input),
+    async (route, incoming, input) => run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input, incoming),
     log,
   );
   const openApi = buildOpenApi(

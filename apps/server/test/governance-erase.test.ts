@@ -56,12 +56,15 @@ const CONVERSATION = (userId: string) => [
 /** Gives `userId` rows of every kind in a project, through the API wherever one writes them. */
 async function seedUser(userId: string, projectId: string) {
   const sessionId = `session-of-${userId}`;
-  const published = await ok(
+  // Under an Idempotency-Key: the key is the subject's too.
+  const publishing = await svc.call(
     "POST",
     "/api/publish_interaction?wait_for_response=true",
     { user_id: userId, session_id: sessionId, source: "chat", force_extraction: true, interaction_data_list: CONVERSATION(userId) },
-    projectId,
+    { ...asGovernance(projectId), "idempotency-key": `seed-${userId}` },
   );
+  expect(publishing.status).toBe(200);
+  const published = publishing.body;
   await ok("POST", "/api/add_user_profile", { user_profiles: [{ user_id: userId, content: `${userId} prefers email` }] }, projectId);
   const added = await ok(
     "POST",
@@ -172,6 +175,7 @@ describe("erase-user", () => {
       search_evidence: 1,
       agent_playbook_sources: 1,
       playbook_review_decisions: 1,
+      idempotency_keys: 1,
     });
     expect(done.deleted_counts.profiles).toBeGreaterThan(0);
     expect(done.deleted_counts.search_session_served).toBeGreaterThan(0);

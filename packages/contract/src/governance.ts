@@ -107,4 +107,5 @@ export const UserExportBundle = z.object({
   retrieved_learning_evaluations: ExportRows.describe("Per-learning verdicts on the responses of the user's sessions"),
   shadow_comparisons: ExportRows.describe("Shadow judge verdicts on the user's turns"),
   outcome_inferences: ExportRows.describe("Outcomes inferred for the user's sessions"),
+  idempotency_keys: ExportRows.describe("Idempotency-Key records of the user's writes and what they answered, kept 24 hours"),
 });

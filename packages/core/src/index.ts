@@ -3,7 +3,7 @@ export { clusterKey } from "./aggregation/cluster-playbooks.ts";
 export * from "./aggregation/operations.ts";
 export * from "./aggregation/run-playbook-aggregation.ts";
 export { DEFAULT_AGGREGATION_DEFINITION } from "./aggregation/summarize-cluster.ts";
-export type { BackgroundLoop } from "./background-loop.ts";
+export { type BackgroundLoop, startBackgroundLoop } from "./background-loop.ts";
 export * from "./config/config-view.ts";
 export * from "./config/invalidate-cache.ts";
 export { OFFLINE_TUNER_OVERLAY } from "./config/offline-tuner.ts";
@@ -63,6 +63,9 @@ export { PHYSICAL_REMOVAL_INTERVAL_SECONDS, removeErasedBytes } from "./governan
 export { PURGE_LEASE_SECONDS, runPurgeStep } from "./governance/purge-step.ts";
 export { toolCallOf } from "./human-questions/ask-human.ts";
 export * from "./human-questions/tool-calls.ts";
+export * from "./idempotency/idempotency-key.ts";
+export * from "./idempotency/write-once.ts";
+export { answerPublish, type PublishAnswerOptions } from "./interactions/answer-publish.ts";
 export * from "./interactions/delete-interactions.ts";
 export * from "./interactions/embed-interactions.ts";
 export * from "./interactions/finalize-session.ts";

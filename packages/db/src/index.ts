@@ -52,6 +52,8 @@ export type { GenerationProgress, GenerationRunOf, GenerationRunRecord, Generati
 export * as generationRuns from "./queries/generation-runs.ts";
 export type { HeldWindow, Recovery } from "./queries/held-windows.ts";
 export * as heldWindows from "./queries/held-windows.ts";
+export type { IdempotencyKeyInsert, IdempotencyKeyRecord } from "./queries/idempotency-keys.ts";
+export * as idempotencyKeys from "./queries/idempotency-keys.ts";
 export type { InteractionInsert, InteractionRecord } from "./queries/interactions.ts";
 export * as interactions from "./queries/interactions.ts";
 export type { InvitationRecord, InvitedRole } from "./queries/invitations.ts";

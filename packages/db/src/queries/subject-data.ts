@@ -45,6 +45,7 @@ export const SUBJECT_TABLES = [
   { table: "retrieved_learning_evaluations", key: "result_id", keyType: "bigint" },
   { table: "shadow_comparisons", key: "verdict_id", keyType: "bigint" },
   { table: "outcome_inferences", key: "session_id", keyType: "text" },
+  { table: "idempotency_keys", key: "idempotency_key", keyType: "text" },
 ] as const satisfies readonly SubjectTable[];
 
 export type SubjectSection = (typeof SUBJECT_TABLES)[number]["table"];
