@@ -73,6 +73,37 @@ function errorStatuses(endpoint: Endpoint): Map<number, ErrorCode[]> {
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 
+type Schema = { properties?: Record<string, Schema>; required?: string[]; items?: Schema; anyOf?: Schema[]; type?: unknown };
+
+const acceptsNull = (schema: Schema) =>
+  schema.type === "null" || (Array.isArray(schema.type) && schema.type.includes("null")) || (schema.anyOf ?? []).some(acceptsNull);
+
+/**
+ * A body schema that says what the server takes: `null` for an optional field is read as omitted
+ * (omitNullOptionals, for clients that send null for whatever they were not given), so every
+ * optional property of every object, through lists and alternatives, also accepts null.
+ */
+function withNullForOptional(schema: Schema): Schema {
+  const result: Schema = { ...schema };
+  if (schema.properties) {
+    result.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, property]) => {
+        const inner = withNullForOptional(property);
+        return [name, schema.required?.includes(name) || acceptsNull(inner) ? inner : { anyOf: [inner, { type: "null" }] }];
+      }),
+    );
+  }
+  if (schema.items) result.items = withNullForOptional(schema.items);
+  if (schema.anyOf) result.anyOf = schema.anyOf.map(withNullForOptional);
+  return result;
+}
+
+/**
+ * Answered by the HTTP server itself, before the service reads the request (a request line or
+ * headers beyond its limit, a long query string among them): any operation can meet it.
+ */
+const HEADERS_TOO_LARGE = { description: "Request Header Fields Too Large: the request line or headers exceed the HTTP server's limit (no body)" };
+
 /** The JSON body of an input: its fields but the path's; null when the path carries them all (`DELETE /keys/{prefix}`). */
 function bodyOf(input: { properties?: Record<string, unknown>; required?: string[] }, pathParams: string[]) {
   if (pathParams.length === 0) return input;
@@ -100,7 +131,7 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
     const requestBody =
       endpoint.method === "GET" || endpoint.input === NoInput || body === null
         ? {}
-        : { requestBody: { required: true, content: { "application/json": { schema: body } } } };
+        : { requestBody: { required: true, content: { "application/json": { schema: withNullForOptional(body as Schema) } } } };
     const success = String(endpoint.successStatus ?? 200);
     const errors = Object.fromEntries(
       [...errorStatuses(endpoint)].map(([status, codes]) => [
@@ -121,6 +152,7 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
       responses: {
         [success]: { description: success === "202" ? "Accepted" : "OK", content: { "application/json": { schema: jsonSchema(endpoint.output, "output") } } },
         ...errors,
+        "431": HEADERS_TOO_LARGE,
       },
     };
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { UserExportBundle } from "@als/contract";
+import { PHYSICAL_REMOVAL_INTERVAL_SECONDS } from "@als/core";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { findTextEverywhere } from "../../../test/support/subject-scan.ts";
@@ -104,6 +105,16 @@ async function untilComplete(purgeId: string) {
   throw new Error(`purge ${purgeId} did not finish`);
 }
 
+/** Bounded by the pass interval (PHYSICAL_REMOVAL_INTERVAL_SECONDS) and the pass itself. */
+async function untilPhysicallyRemoved(purgeId: string) {
+  const end = Date.now() + (PHYSICAL_REMOVAL_INTERVAL_SECONDS + 30) * 1000;
+  for (;;) {
+    const status = await ok("GET", `/api/governance/purge-operations/${purgeId}`, undefined);
+    if (status.phase === "done" || Date.now() > end) return status;
+    await Bun.sleep(100);
+  }
+}
+
 async function exportOf(userId: string, projectId = "default") {
   const response = await call("POST", "/api/governance/export-user", { user_id: userId, request_id: `export-${crypto.randomUUID()}` }, projectId);
   expect(response.status).toBe(200);
@@ -147,8 +158,13 @@ describe("erase-user", () => {
     expect(answer.body).toMatchObject({ created: true, status: "queued", phase: "delete", completed_at: null, subject_ref: expect.stringMatching(/^subj_/) });
     expect(JSON.stringify(answer.body)).not.toContain(SUBJECT);
     firstAnswer = answer.body;
-    const done = await untilComplete(answer.body.purge_id);
-    expect(done).toMatchObject({ status: "complete", phase: "done", error_code: null, completed_at: expect.any(Number) });
+    const complete = await untilComplete(answer.body.purge_id);
+    expect(complete).toMatchObject({ status: "complete", error_code: null });
+    expect(complete.completed_at).toBeGreaterThan(0);
+    // Complete once the rows are gone; done once the physical removal pass removed their bytes.
+    const done = await untilPhysicallyRemoved(answer.body.purge_id);
+    expect(done).toMatchObject({ status: "complete", phase: "done", completed_at: complete.completed_at });
+    expect(done.physically_removed_at).toBeGreaterThanOrEqual(complete.completed_at);
     expect(done.deleted_counts).toMatchObject({
       interactions: 4,
       requests: 1,

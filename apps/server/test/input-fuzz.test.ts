@@ -4,6 +4,7 @@ import { openSession } from "@als/identity";
 import fc from "fast-check";
 import { z } from "zod";
 import { PROVIDER_HOSTS } from "../../../packages/core/src/data-sources/providers/provider-hosts.ts";
+import { testMode } from "../../../test/support/database.ts";
 import { HOSTILE_KEYS, hostileField, hostileParam, hostileScalar, percentEncoded, stringLiteral } from "../../../test/support/hostile-json.ts";
 import { sampleInput } from "../../../test/support/sample-input.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -18,8 +19,11 @@ import { routeList } from "../src/routes/index.ts";
 // FUZZ_SEED=<seed printed> FUZZ_RUNS=<n>.
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_128);
-/** Random cases per endpoint (each also gets its valid sample over REST and tRPC): about 4,000 requests in all, under a minute per mode. */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
+/**
+ * Random cases per endpoint (each also gets its valid sample over REST and tRPC): about 4,000
+ * requests embedded, 1,800 in full mode, where each request costs several round trips to PostgreSQL.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? (testMode === "full" ? 10 : 25));
 const UNLIMITED = { perSecond: 1_000_000, burst: 1_000_000 };
 
 let svc: TestService;
@@ -193,7 +197,7 @@ describe("no input crashes a request", () => {
     }
     const seconds = (performance.now() - startedAt) / 1000;
     const rows = [...tallies.entries()].sort(([a], [b]) => a.localeCompare(b));
-    console.log(`input fuzz (seed ${SEED}, ${RUNS} cases per endpoint, ${process.env.TEST_MODE ?? "embedded"}): ${seconds.toFixed(1)} s`);
+    console.log(`input fuzz (seed ${SEED}, ${RUNS} cases per endpoint, ${testMode}): ${seconds.toFixed(1)} s`);
     for (const [name, t] of rows) {
       console.log(
         `  ${name.padEnd(32)} ${String(t.endpoints.size).padStart(3)} endpoints ${String(t.cases).padStart(5)} cases: ${t.ok} 2xx, ${t.refused} 4xx, ${t.unavailable} declared 503/501, ${t.unexpected} unexpected`,

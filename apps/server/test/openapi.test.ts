@@ -14,6 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
+/** An optional body field's own schema, without the null it also accepts (read as omitted). */
+const notNull = (schema: any) => schema.anyOf?.find((each: any) => each.type !== "null") ?? schema;
+
 const operationOf = (path: string, method: string) => doc.paths[path.replace(/:(\w+)/g, "{$1}")][method.toLowerCase()];
 
 describe("/openapi.json", () => {
@@ -82,7 +85,8 @@ describe("/openapi.json", () => {
   test("declares every status each endpoint can answer, with the error codes behind it", () => {
     for (const { endpoint } of routeList) {
       const responses = operationOf(endpoint.path, endpoint.method).responses;
-      const expected = [String(endpoint.successStatus ?? 200), ...[...errorCodesOf(endpoint)].map((code) => String(ERROR_TABLE[code].status))];
+      // 431 is the HTTP server's own answer to a request line or headers over its limit.
+      const expected = [String(endpoint.successStatus ?? 200), ...[...errorCodesOf(endpoint)].map((code) => String(ERROR_TABLE[code].status)), "431"];
       expect(Object.keys(responses).sort()).toEqual([...new Set(expected)].sort());
       for (const code of errorCodesOf(endpoint)) expect(responses[ERROR_TABLE[code].status].description).toContain(code);
     }
@@ -90,6 +94,37 @@ describe("/openapi.json", () => {
     expect(Object.keys(operationOf("/api/playbook_aggregation_operations", "POST").responses)).toContain("409");
     expect(Object.keys(operationOf("/api/admin/cache/invalidate", "POST").responses)).toContain("403");
     expect(Object.keys(operationOf("/api/search", "POST").responses)).toEqual(expect.arrayContaining(["501", "503", "504"]));
+  });
+
+  test("a query string longer than the HTTP server takes answers 431, which every operation declares", async () => {
+    const server = Bun.serve({ port: 0, fetch: (request) => svc.app.handle(request) });
+    try {
+      for (const path of ["/api/get_all_profiles", "/api/account/oidc/callback"]) {
+        const response = await fetch(`http://127.0.0.1:${server.port}${path}?user_id=${"x".repeat(70_000)}`);
+        expect(response.status).toBe(431);
+        expect(operationOf(path, "GET").responses["431"]).toBeDefined();
+      }
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test("an optional body field accepts null, as the server reads it as omitted; a required one does not", async () => {
+    const body = operationOf("/api/get_agent_playbooks", "POST").requestBody.content["application/json"].schema;
+    expect(body.properties.end_time.anyOf).toContainEqual({ type: "null" });
+    const publish = operationOf("/api/publish_interaction", "POST").requestBody.content["application/json"].schema;
+    expect(JSON.stringify(publish.properties.user_id)).not.toContain('"null"');
+    const accepted = await svc.call("POST", "/api/get_agent_playbooks", { end_time: null, start_time: null });
+    expect(accepted.status).toBe(200);
+  });
+
+  test("Allow names the methods of the most specific path: the stop endpoint is not an experiment id", async () => {
+    for (const method of ["OPTIONS", "GET"]) {
+      const response = await svc.app.handle(new Request("http://localhost/api/retrieval_experiments/stop", { method }));
+      if (method === "OPTIONS") expect(response.status).toBe(405);
+      if (response.status === 405) expect(response.headers.get("allow")).toBe("POST");
+    }
+    expect(Object.keys(doc.paths["/api/retrieval_experiments/stop"])).toEqual(["post"]);
   });
 
   test("endpoints without input declare no body; the others declare a required JSON body or parameters", () => {
@@ -105,10 +140,10 @@ describe("/openapi.json", () => {
 
   test("states the rules JSON Schema can express: patterns, bounds, one-of-two", () => {
     const publish = operationOf("/api/publish_interaction", "POST").requestBody.content["application/json"].schema;
-    expect(new RegExp(publish.properties.source.pattern).test("my-app.v2")).toBe(true);
-    expect(new RegExp(publish.properties.source.pattern).test("Not Valid")).toBe(false);
+    expect(new RegExp(notNull(publish.properties.source).pattern).test("my-app.v2")).toBe(true);
+    expect(new RegExp(notNull(publish.properties.source).pattern).test("Not Valid")).toBe(false);
     const search = operationOf("/api/search", "POST").requestBody.content["application/json"].schema;
-    expect(search.properties.top_k).toMatchObject({ minimum: 1, maximum: 100 });
+    expect(notNull(search.properties.top_k)).toMatchObject({ minimum: 1, maximum: 100 });
     const addPlaybook = operationOf("/api/add_user_playbook", "POST").requestBody.content["application/json"].schema;
     expect(addPlaybook.properties.user_playbooks.items.anyOf).toEqual([
       { required: ["content"], properties: { content: { pattern: "\\S" } } },

@@ -59,6 +59,7 @@ export * from "./generation/upgrade-profiles.ts";
 export * from "./generation/upgrade-user-playbooks.ts";
 export { eraseUser } from "./governance/erase-user.ts";
 export { exportUser } from "./governance/export-user.ts";
+export { PHYSICAL_REMOVAL_INTERVAL_SECONDS, removeErasedBytes } from "./governance/physical-removal-step.ts";
 export { PURGE_LEASE_SECONDS, runPurgeStep } from "./governance/purge-step.ts";
 export { toolCallOf } from "./human-questions/ask-human.ts";
 export * from "./human-questions/tool-calls.ts";

@@ -1,4 +1,4 @@
-export { checkStorage } from "./check-storage.ts";
+export { checkFreeSpace, checkStorage } from "./check-storage.ts";
 export * from "./driver.ts";
 export { migrate } from "./migrate.ts";
 export * from "./open.ts";
@@ -76,6 +76,7 @@ export * as outcomeInferences from "./queries/outcome-inferences.ts";
 export { Params, vectorLiteral } from "./queries/params.ts";
 export type { NewToolCall, PendingToolCallRecord, PendingToolCallStatus, Settlement } from "./queries/pending-tool-calls.ts";
 export * as pendingToolCalls from "./queries/pending-tool-calls.ts";
+export * as physicalRemoval from "./queries/physical-removal.ts";
 export * as plannerStatistics from "./queries/planner-statistics.ts";
 export type { PlaybookEdit, PlaybookFilters, PlaybookSearch, PlaybookText } from "./queries/playbook-query.ts";
 export type { ReviewDecision, ReviewDecisionRow } from "./queries/playbook-reviews.ts";
