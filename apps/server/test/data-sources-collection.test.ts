@@ -292,7 +292,7 @@ describe("held records", () => {
     const prefix = PREFIXES[1]!;
     const sales = "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02";
     const [small, big] = braintrustTraffic({ start: NOW - 600, count: 2, idPrefix: "sales" }).map((event) => ({ ...event, project_id: sales }));
-    traffic.a.events.push(small!, { ...big!, input: [{ role: "user", content: "x".repeat(1_100_000) }] });
+    traffic.a.events.push(small!, { ...big!, input: [{ role: "user", content: "x".repeat(1_100_000) }] } as NonNullable<typeof big>);
     const bigId = big!.id;
     const connection = (await call(prefix, "POST", "/connections", { name: "sales", ...SOURCES[0].credentials })).body;
     const stream = (await call(prefix, "PUT", `/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: sales })).body;

@@ -34,7 +34,7 @@ interface Case {
   /** The provider's id of the fixture trace `t<n>`. */
   traceId: (n: number) => string;
   filterExecution: "after_download" | "before_download";
-  /** Spans of a fixture trace, its root included. */
+  /** Spans of fixture trace 1, its root included: the agent's LLM call, a retrieval and a tool call. */
   spansPerTrace: number;
 }
 
@@ -50,7 +50,7 @@ const CASES: Case[] = [
     newestFirst: false,
     traceId: (n) => `5e1f0a00-0000-4000-8000-0000000000${n}0`,
     filterExecution: "before_download",
-    spansPerTrace: 2,
+    spansPerTrace: 4,
   },
   {
     provider: "trace_provider_b",
@@ -63,7 +63,7 @@ const CASES: Case[] = [
     newestFirst: true,
     traceId: (n) => `a1b2c3d4e5f60718293a4b5c6d7e8f0${n}`,
     filterExecution: "before_download",
-    spansPerTrace: 2,
+    spansPerTrace: 4,
   },
   {
     provider: "trace_provider_c",
@@ -76,7 +76,7 @@ const CASES: Case[] = [
     newestFirst: false,
     traceId: (n) => `1f0b5a3c-0000-4000-8000-0000000000${n}0`,
     filterExecution: "after_download",
-    spansPerTrace: 2,
+    spansPerTrace: 4,
   },
 ];
 
@@ -456,7 +456,7 @@ describe("trace_provider_b: /api/public/v2/observations, and the legacy endpoint
     expect(page.endpoint_note).toContain("does not serve /api/public/v2/observations");
     expect(server.received.filter((request) => request.path === "/api/public/traces").length).toBeGreaterThan(0);
     const spans = await adapter.relatedSpans(LANGFUSE_SUPPORT, "a1b2c3d4e5f60718293a4b5c6d7e8f01", ALL.start);
-    expect(spans.map((span) => span.id)).toEqual(["0000000000010001"]);
+    expect(spans.map((span) => span.id)).toEqual(["0000000000010001", "0000000000010002", "0000000000010003"]);
   });
 
   test("a deployment serving v2 is never sent to the legacy endpoints, even where they are removed", async () => {
