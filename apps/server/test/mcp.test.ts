@@ -147,6 +147,20 @@ describe("MCP credentials", () => {
     expect(JSON.stringify(await bare.json())).not.toContain("ALPHA");
   });
 
+  test("over HTTP a body that is not JSON answers 422 and a message that is not MCP 400, never a 500", async () => {
+    const post = (body: string) =>
+      fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: { ...bearer(a.fullKey), "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      });
+    const notJson = await post("{not json");
+    expect(notJson.status).toBe(422);
+    expect(JSON.stringify(await notJson.json())).toContain("not valid JSON");
+    const notMcp = await post(JSON.stringify({ hello: "world" }));
+    expect(notMcp.status).toBe(400);
+  });
+
   test("over stdio an unknown key makes every tool call a 401 tool error", async () => {
     const client = await connect("stdio", "als_unknown_key");
     try {
@@ -177,7 +191,8 @@ describe("the Python MCP SDK's client", () => {
       clearTimeout(timer);
       expect(await child.exited).toBe(0);
       const report = JSON.parse(output);
-      console.error(`python mcp client over ${transport}: ${output.slice(0, 1500)}`);
+      // The exchange, trimmed, for whoever reads the test's output.
+      for (const [step, answer] of Object.entries(report)) console.error(`python mcp ${transport} ${step}: ${JSON.stringify(answer).slice(0, 240)}`);
 
       expect(report.tools).toEqual(LEARNING_TOOLS.map((tool) => tool.name).sort());
       expect(report.search).toMatchObject({ is_error: false, text: expect.stringContaining(A_TEXT) });
