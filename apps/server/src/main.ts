@@ -54,11 +54,16 @@ try {
 }
 log.info("listening", { url: `http://${settings.host}:${settings.port}`, mode: service.mode, storage: settings.storage.kind });
 
+// One shutdown, however many signals: scripts/serve forwards the SIGTERM (or Ctrl-C) that the process
+// group also received, and a second run would close the database under the first one's last work.
+let shuttingDown: Promise<void> | undefined;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, async () => {
-    await app.stop();
-    await accounts.mailer.close();
-    await service.close();
-    process.exit(0);
+  process.on(signal, () => {
+    shuttingDown ??= (async () => {
+      await app.stop();
+      await accounts.mailer.close();
+      await service.close();
+      process.exit(0);
+    })();
   });
 }
