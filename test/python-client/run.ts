@@ -12,13 +12,13 @@
  * pytest's closing line for each version, then a total line; exits non-zero when a test failed.
  */
 
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { startFakeLlmServer } from "../support/llm-server.ts";
+import { ensurePythonVenv } from "../support/python-venv.ts";
 import { pythonClientReply } from "./scripted-llm.ts";
 
 /** The colour codes pytest may write, removed before its closing line is read. */
@@ -37,7 +37,6 @@ const VERSIONS = [
 ];
 
 const HEALTH_DEADLINE_MS = 90_000;
-const PIP_DEADLINE_MS = 15 * 60_000;
 const PYTEST_DEADLINE_MS = 20 * 60_000;
 const STOP_GRACE_MS = 10_000;
 
@@ -125,41 +124,6 @@ async function run(cmd: string[], options: { env?: Record<string, string>; deadl
     clearTimeout(timer);
     running.delete(child);
   }
-}
-
-// -- virtual environments -------------------------------------------------------
-
-function findPython(candidates: string[]): string | undefined {
-  for (const candidate of candidates) {
-    if (candidate.includes("/") ? existsSync(candidate) : Bun.which(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-/** The venv of one client version, created if missing and brought to its pinned requirements. */
-async function ensureVenv(version: string, pythons: string[]): Promise<string> {
-  const venv = join(ROOT, ".venvs", `reflexio-${version}`);
-  const python = join(venv, "bin", "python");
-  const requirements = join(SUITE, `requirements-${version}.txt`);
-  if (!existsSync(python)) {
-    const base = findPython(pythons);
-    if (!base) throw new Error(`reflexio-ai ${version} needs one of ${pythons.join(", ")}; none is installed`);
-    mkdirSync(join(ROOT, ".venvs"), { recursive: true });
-    console.log(`== creating ${venv} with ${base}`);
-    const made = await run([base, "-m", "venv", venv], { deadlineMs: PIP_DEADLINE_MS });
-    if (made.code !== 0) throw new Error(`could not create ${venv}`);
-  }
-  const stamp = join(venv, ".requirements.sha256");
-  const wanted = createHash("sha256").update(readFileSync(requirements)).digest("hex");
-  if (existsSync(stamp) && readFileSync(stamp, "utf8").trim() === wanted) return python;
-  console.log(`== installing ${requirements} into ${venv}`);
-  // Every package is pinned in the file; no resolver pulls in the server dependencies the client declares.
-  const installed = await run([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps", "-r", requirements], {
-    deadlineMs: PIP_DEADLINE_MS,
-  });
-  if (installed.code !== 0) throw new Error(`pip install -r ${requirements} failed`);
-  writeFileSync(stamp, `${wanted}\n`);
-  return python;
 }
 
 // -- the server -----------------------------------------------------------------------
@@ -268,7 +232,9 @@ async function main(): Promise<number> {
   if (versions.length === 0) throw new Error(`no client version ${options.only} (have ${VERSIONS.map((v) => v.version).join(", ")})`);
 
   const pythons = new Map<string, string>();
-  for (const { version, pythons: candidates } of versions) pythons.set(version, await ensureVenv(version, candidates));
+  for (const { version, pythons: candidates } of versions) {
+    pythons.set(version, await ensurePythonVenv(`reflexio-${version}`, candidates, join(SUITE, `requirements-${version}.txt`)));
+  }
 
   const work = mkdtempSync(join(tmpdir(), "als-python-client-"));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
