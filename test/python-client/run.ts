@@ -126,6 +126,13 @@ async function run(cmd: string[], options: { env?: Record<string, string>; deadl
   }
 }
 
+// -- virtual environments -------------------------------------------------------
+
+/** The venv of one client version, created if missing and brought to its pinned requirements. */
+function ensureVenv(version: string, pythons: string[]): Promise<string> {
+  return ensurePythonVenv(`reflexio-${version}`, pythons, join(SUITE, `requirements-${version}.txt`));
+}
+
 // -- the server -----------------------------------------------------------------------
 
 function freePort(): Promise<number> {
@@ -232,9 +239,7 @@ async function main(): Promise<number> {
   if (versions.length === 0) throw new Error(`no client version ${options.only} (have ${VERSIONS.map((v) => v.version).join(", ")})`);
 
   const pythons = new Map<string, string>();
-  for (const { version, pythons: candidates } of versions) {
-    pythons.set(version, await ensurePythonVenv(`reflexio-${version}`, candidates, join(SUITE, `requirements-${version}.txt`)));
-  }
+  for (const { version, pythons: candidates } of versions) pythons.set(version, await ensureVenv(version, candidates));
 
   const work = mkdtempSync(join(tmpdir(), "als-python-client-"));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));

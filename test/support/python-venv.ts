@@ -5,23 +5,26 @@ import { join } from "node:path";
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PIP_DEADLINE_MS = 15 * 60_000;
 
+/** One of the interpreters named (a path, or a name looked up on PATH), the first found. */
 function findPython(candidates: string[]): string | undefined {
-  for (const candidate of candidates) {
-    if (candidate.includes("/") ? existsSync(candidate) : Bun.which(candidate)) return candidate;
-  }
-  return undefined;
+  return candidates.find((candidate) => (candidate.includes("/") ? existsSync(candidate) : Bun.which(candidate)));
 }
 
-async function runToEnd(cmd: string[], what: string): Promise<void> {
-  const child = Bun.spawn(cmd, { cwd: ROOT, stdout: "inherit", stderr: "inherit", timeout: PIP_DEADLINE_MS });
-  const code = await child.exited;
-  if (code !== 0) throw new Error(`${what} failed (exit ${code}${child.signalCode ? `, ${child.signalCode}` : ""})`);
+/** Runs a command to its end within the pip deadline; its output goes to stderr (stdout may be a protocol's). */
+async function runBounded(cmd: string[]): Promise<number> {
+  const child = Bun.spawn(cmd, { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), PIP_DEADLINE_MS);
+  try {
+    return await child.exited;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
- * The Python of a virtual environment under .venvs/, created with the first of `pythons` found and
- * brought to the pinned `requirements` (every package listed, installed without a resolver); a
- * no-op when a stamp says that file is already installed.
+ * The Python of the virtual environment `.venvs/<name>`, created with the first of `pythons` found
+ * when missing, and brought to `requirements` (every package pinned, installed without a resolver)
+ * unless the stamp says it already is.
  */
 export async function ensurePythonVenv(name: string, pythons: string[], requirements: string): Promise<string> {
   const venv = join(ROOT, ".venvs", name);
@@ -30,14 +33,15 @@ export async function ensurePythonVenv(name: string, pythons: string[], requirem
     const base = findPython(pythons);
     if (!base) throw new Error(`${name} needs one of ${pythons.join(", ")}; none is installed`);
     mkdirSync(join(ROOT, ".venvs"), { recursive: true });
-    console.log(`== creating ${venv} with ${base}`);
-    await runToEnd([base, "-m", "venv", venv], `creating ${venv}`);
+    console.error(`== creating ${venv} with ${base}`);
+    if ((await runBounded([base, "-m", "venv", venv])) !== 0) throw new Error(`could not create ${venv}`);
   }
   const stamp = join(venv, ".requirements.sha256");
   const wanted = createHash("sha256").update(readFileSync(requirements)).digest("hex");
   if (existsSync(stamp) && readFileSync(stamp, "utf8").trim() === wanted) return python;
-  console.log(`== installing ${requirements} into ${venv}`);
-  await runToEnd([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps", "-r", requirements], `pip install -r ${requirements}`);
+  console.error(`== installing ${requirements} into ${venv}`);
+  const installed = await runBounded([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps", "-r", requirements]);
+  if (installed !== 0) throw new Error(`pip install -r ${requirements} failed`);
   writeFileSync(stamp, `${wanted}\n`);
   return python;
 }

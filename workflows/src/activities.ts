@@ -30,6 +30,7 @@ export interface Activities {
   aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
   generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
   purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;
+  physicalRemovalStep(input: { purgeId: string }): Promise<StepOutcome>;
   evaluationStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<SessionTimerOutcome>;
   outcomeInferenceStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<SessionTimerOutcome>;
   evaluationJobStep(input: { orgId: string; projectId: string; jobId: string }): Promise<StepOutcome>;

@@ -1,6 +1,6 @@
-import { AppError, type Endpoint, errorCodesOf, rateClassOf } from "@als/contract";
+import { AppError, type Endpoint, endpoints, errorCodesOf, rateClassOf } from "@als/contract";
 import { type CoreDeps, RequestTimings, type TrustedProxy } from "@als/core";
-import { checkStorage } from "@als/db";
+import { checkFreeSpace, checkStorage } from "@als/db";
 import {
   type AccountServices,
   type AuthMode,
@@ -20,6 +20,8 @@ import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/b
 import { type ClientAddressOf, clientAddressResolver } from "./http/client-address.ts";
 import { CONSOLE_DIST, serveConsoleFile } from "./http/console-files.ts";
 import { errorResponse, translateError } from "./http/error-response.ts";
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyFrom } from "./http/idempotency-key-header.ts";
+import { type McpRouteDeps, serveMcp } from "./http/mcp-endpoint.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
 import { readJsonBody, readPathParams, readQuery, withQueryFields } from "./http/read-input.ts";
 import { toResponseBody } from "./http/response-body.ts";
@@ -43,6 +45,8 @@ export interface AppOptions {
   browser?: BrowserPolicy;
   /** How long /health waits for its storage write check. */
   healthTimeoutMs?: number;
+  /** Embedded: the data directory whose free space /health checks, and the least it must have. */
+  healthDisk?: { directory: string; minFreeBytes: number };
   /** Fail a response carrying a field its declaration does not name (tests), instead of stripping it. */
   strictResponses?: boolean;
   /** `local` (default): no credential is the local organisation; `required`: 401 without one. */
@@ -73,10 +77,14 @@ const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientA
   correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
   authorization: request.headers.get("authorization"),
   project: request.headers.get("x-service-project"),
+  idempotencyKey: request.headers.get(IDEMPOTENCY_KEY_HEADER),
   clientAddress: clientAddressOf(request, server?.requestIP(request)?.address ?? null),
 });
 
-/** The HTTP application: REST under /api, tRPC under /trpc, OpenAPI at /openapi.json, docs at /docs, the operator console at /console. */
+/**
+ * The HTTP application: REST under /api, tRPC under /trpc, MCP (Streamable HTTP) at /mcp, OpenAPI at
+ * /openapi.json, docs at /docs, the operator console at /console.
+ */
 export function buildApp({
   deps,
   log,
@@ -84,6 +92,7 @@ export function buildApp({
   backstopMs = DEFAULT_BACKSTOP_MS,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
   healthTimeoutMs = DEFAULT_HEALTH_TIMEOUT_MS,
+  healthDisk,
   browser = LOCAL_BROWSER_POLICY,
   strictResponses = false,
   authMode = "local",
@@ -120,11 +129,14 @@ export function buildApp({
   };
 
   /** Runs a route on parsed input within its time budget. */
-  const handled = (route: Route, ctx: RequestContext, input: unknown) =>
-    withBackstop(route.handle(ctx, input), route.endpoint.timeoutMs ?? backstopMs, ctx.correlationId);
+  const handled = (route: Route, ctx: RequestContext, input: unknown, incoming: IncomingRequest) => {
+    const idempotencyKey = idempotencyKeyFrom(route.endpoint, incoming.idempotencyKey, input);
+    return withBackstop(route.handle(idempotencyKey ? { ...ctx, idempotencyKey } : ctx, input), route.endpoint.timeoutMs ?? backstopMs, ctx.correlationId);
+  };
 
   /** Runs a route on parsed input within its time budget and returns the declared body. */
-  const run = async (route: Route, ctx: RequestContext, input: unknown) => toResponseBody(route.endpoint, await handled(route, ctx, input), strictResponses);
+  const run = async (route: Route, ctx: RequestContext, input: unknown, incoming: IncomingRequest) =>
+    toResponseBody(route.endpoint, await handled(route, ctx, input, incoming), strictResponses);
 
   /**
    * The answer as sent: with the request's stages in Server-Timing when that is on, and the request
@@ -197,7 +209,7 @@ export function buildApp({
           ? parseInput(endpoint.input, { ...readQuery(url), ...pathParams }, "query")
           : parseInput(endpoint.input, withPathParams(withQueryFields(endpoint, url, await readJsonBody(request, maxBodyBytes)), pathParams), "body");
       if (route.stream) return await streamed(route.stream(ctx, input), endpoint, ctx.correlationId);
-      const output = await handled(route, ctx, input);
+      const output = await handled(route, ctx, input, incoming);
       const serializingSince = performance.now();
       const response = Response.json(toResponseBody(endpoint, output, strictResponses), { status: endpoint.successStatus ?? 200 });
       timings.since("serialize", serializingSince);
@@ -217,7 +229,7 @@ export function buildApp({
   // tRPC answers carry no Server-Timing: its calls are timed for nobody.
   const trpcRouter = buildTrpcRouter(
     routeList,
-    async (route, incoming, input) => run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input),
+    async (route, incoming, input) => run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input, incoming),
     log,
   );
   const openApi = buildOpenApi(
@@ -226,12 +238,19 @@ export function buildApp({
   );
   const allowedMethods = allowedMethodsIndex(routeList.map((route) => route.endpoint));
 
+  const mcpRoute: McpRouteDeps = {
+    // Admitted as a caller of whoami: any agent credential of the organisation, rate-limited as a read.
+    admit: async (caller) => void (await authorize(endpoints.service.whoami, caller, {}, new RequestTimings())),
+    handle: (inner: Request): Promise<Response> => app.handle(inner),
+  };
+
   const app = new Elysia()
     .onRequest(browserGuard(browser))
     .get("/health", async ({ request }) => {
       try {
         // A write, not a read: a full disk or a read-only database must fail the health check too.
         await checkStorage(deps.db, healthTimeoutMs);
+        if (healthDisk) await checkFreeSpace(healthDisk.directory, healthDisk.minFreeBytes);
       } catch (error) {
         return errorResponse(translateError(error, request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(), log));
       }
@@ -254,6 +273,21 @@ export function buildApp({
         }
         const req = new Request(request.url, { method: request.method, headers: request.headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
         return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => incoming, onError: ({ error }) => void error });
+      },
+      { parse: "none" },
+    )
+    .all(
+      "/mcp",
+      async ({ request, server }) => {
+        const incoming = incomingOf(request, server, clientAddressOf);
+        try {
+          // The body under REST's limits on size, media type and encoding, read before the door so
+          // the rate limit counts only requests that could be served.
+          const body = request.method === "POST" ? await readJsonBody(request, maxBodyBytes) : undefined;
+          return await serveMcp(mcpRoute, request, incoming, body);
+        } catch (error) {
+          return errorResponse(translateError(error, incoming.correlationId, log));
+        }
       },
       { parse: "none" },
     )

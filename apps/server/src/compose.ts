@@ -1,4 +1,15 @@
-import { attachReconciler, type CoreDeps, crashAt, createCoreDeps, type Reconciler, type Settings, schedulePendingLearning } from "@als/core";
+import {
+  attachReconciler,
+  type CoreDeps,
+  crashAt,
+  createCoreDeps,
+  IDEMPOTENCY_KEY_PRUNE_INTERVAL_MS,
+  pruneExpiredIdempotencyKeys,
+  type Reconciler,
+  type Settings,
+  schedulePendingLearning,
+  startBackgroundLoop,
+} from "@als/core";
 import type { Scope } from "@als/db";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
@@ -30,11 +41,19 @@ export async function composeService(settings: Settings, log: Logger) {
     learningSignals = learningSignalsTo(client, taskQueue, deps, log);
     void signalPendingLearning(deps, learningSignals, log);
   }
+  // Every API process prunes: a DELETE of expired rows is safe to run twice, and it needs no orchestrator.
+  const keyPruning = startBackgroundLoop(
+    () => pruneExpiredIdempotencyKeys(deps),
+    IDEMPOTENCY_KEY_PRUNE_INTERVAL_MS,
+    (error) => log.error("could not prune expired idempotency keys", { error: String(error) }),
+  );
   return {
     deps,
     mode,
     reconciler,
     async close() {
+      keyPruning.stop();
+      await keyPruning.idle();
       reconciler?.stop();
       await reconciler?.idle();
       const unsent = await learningSignals?.close(SIGNAL_FLUSH_MS);

@@ -1,4 +1,4 @@
-import type { CoreDeps, RequestTimings } from "@als/core";
+import type { CoreDeps, IdempotencyKey, RequestTimings } from "@als/core";
 import type { Scope } from "@als/db";
 import type { AccountServices, AuthMode, Principal } from "@als/identity";
 
@@ -19,6 +19,8 @@ export interface RequestContext {
   accounts: AccountServices;
   /** This request's stages and their durations (Server-Timing, debug log); handlers hand it to what they measure. */
   timings: RequestTimings;
+  /** The request's Idempotency-Key, on an endpoint that takes one (see idempotencyKeyFrom). */
+  idempotencyKey?: IdempotencyKey;
 }
 
 /** What the credential resolver needs of a request, taken from it before any handler runs. */
@@ -28,6 +30,8 @@ export interface IncomingRequest {
   authorization: string | null;
   /** X-Service-Project, if sent. */
   project: string | null;
+  /** Idempotency-Key, if sent. */
+  idempotencyKey: string | null;
   /** The client's IP address when the request came over a socket (null in process): sign-in limits. */
   clientAddress: string | null;
 }

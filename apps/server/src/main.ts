@@ -31,6 +31,7 @@ const app = buildApp({
   backstopMs: settings.backstopMs,
   maxBodyBytes: settings.maxBodyBytes,
   healthTimeoutMs: settings.healthTimeoutMs,
+  ...(settings.healthDisk && { healthDisk: settings.healthDisk }),
   serverTiming: settings.serverTiming,
   browser: settings.browser,
   authMode: settings.identity.authMode,

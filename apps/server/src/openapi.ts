@@ -112,6 +112,16 @@ function bodyOf(input: { properties?: Record<string, unknown>; required?: string
   return { ...input, properties, required: (input.required ?? []).filter((name) => !pathParams.includes(name)) };
 }
 
+/** The header of endpoints declared `idempotencyKey` (the IETF HTTP API draft's Idempotency-Key). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "A key of the client's choosing (1 to 255 printable ASCII characters, bare or as a quoted string) that makes a retry safe: the same key and body within 24 hours get the first answer again instead of writing twice, also when the first attempt's answer was lost or is still coming; the same key on another body answers 422 idempotency_key_reused. Keys are kept per project and erased with the user.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
 /** OpenAPI 3.1 of every endpoint, generated from the same declarations and zod schemas that serve requests. */
 export function buildOpenApi(endpoints: Endpoint[], info: { title: string; version: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -119,7 +129,7 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
     const input = jsonSchema(endpoint.input, "input") as { properties?: Record<string, unknown>; required?: string[] };
     // `:name` path parameters are OpenAPI's `{name}`.
     const pathParams = [...endpoint.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
-    const parameters = Object.entries(input.properties ?? {})
+    const parameters: Record<string, unknown>[] = Object.entries(input.properties ?? {})
       .filter(([name]) => endpoint.method === "GET" || pathParams.includes(name) || endpoint.queryFields?.includes(name))
       .map(([name, schema]) => ({
         name,
@@ -127,6 +137,7 @@ export function buildOpenApi(endpoints: Endpoint[], info: { title: string; versi
         required: pathParams.includes(name) || (endpoint.method === "GET" && (input.required?.includes(name) ?? false)),
         schema,
       }));
+    if (endpoint.idempotencyKey) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
     const body = bodyOf(input, pathParams);
     const requestBody =
       endpoint.method === "GET" || endpoint.input === NoInput || body === null

@@ -65,7 +65,10 @@ beforeAll(async () => {
   const job = await asA("POST", "/api/evaluations/regenerate", { from_ts: 1, to_ts: svc.deps.now() });
   // A connection of A's with its stream.
   const connection = await asA("POST", "/api/data-sources/connections", { name: "alpha-source", api_key: BRAINTRUST_KEY });
-  const stream = await asA("PUT", `/api/data-sources/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" });
+  const stream = await asA("PUT", `/api/data-sources/connections/${connection.connection_id}/stream`, {
+    revision: 1,
+    external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
+  });
   await asA("PUT", `/api/data-sources/streams/${stream.stream_id}/mapping`, {
     expected_revision: 0,
     definition: { version: 1, rules: [{ name: "alpha-rule", fields: { input: { path: "/input" } } }] },
@@ -103,7 +106,7 @@ beforeAll(async () => {
     answer: "beta's answer",
     experiment_id: "alpha-experiment",
     connection_id: connection.connection_id,
-    external_project_id: "0b1e5c2a-support",
+    external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
     stream_id: stream.stream_id,
     sample_digest: "0".repeat(64),
     preview_digest: "0".repeat(64),

@@ -212,7 +212,10 @@ describe("collection rules", () => {
     const racing = await Promise.all([0, 1].map(() => call(prefix, "POST", path, { ...base, history_start: NOW - 7200, history_end: NOW - 3000 })));
     expect(racing.map((answer) => answer.status).sort()).toEqual([202, 409]);
     expect((await call(prefix, "POST", path, { ...base, stream_revision: stream.revision + 1, history_start: 1, history_end: 2 })).status).toBe(409);
-    expect((await call(prefix, "PUT", `/connections/${stream.connection_id}/stream`, { revision: 2, external_project_id: "0b1e5c2a-sales" })).status).toBe(409);
+    expect(
+      (await call(prefix, "PUT", `/connections/${stream.connection_id}/stream`, { revision: 2, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02" }))
+        .status,
+    ).toBe(409);
     await env.svc.learningIdle();
 
     const status = `/streams/${stream.stream_id}/status`;
@@ -287,9 +290,10 @@ describe("held records", () => {
   test("a trace over 1 MB is held oversized, without its payload, and a retry keeps it held", async () => {
     env.svc.clock.now = NOW;
     const prefix = PREFIXES[1]!;
-    const sales = "0b1e5c2a-sales";
+    const sales = "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02";
     const [small, big] = braintrustTraffic({ start: NOW - 600, count: 2, idPrefix: "sales" }).map((event) => ({ ...event, project_id: sales }));
-    traffic.a.events.push(small!, { ...big!, input: [{ role: "user", content: "x".repeat(1_100_000) }] });
+    traffic.a.events.push(small!, { ...big!, input: [{ role: "user", content: "x".repeat(1_100_000) }] } as NonNullable<typeof big>);
+    const bigId = big!.id;
     const connection = (await call(prefix, "POST", "/connections", { name: "sales", ...SOURCES[0].credentials })).body;
     const stream = (await call(prefix, "PUT", `/connections/${connection.connection_id}/stream`, { revision: 1, external_project_id: sales })).body;
     const window = { start: new Date((NOW - 700) * 1000).toISOString(), end: new Date(NOW * 1000).toISOString() };
@@ -307,17 +311,17 @@ describe("held records", () => {
     const status = (await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body;
     expect(status.backfill.counts).toMatchObject({ read: 2, imported: 1, held: 1 });
     const held = (await call(prefix, "GET", `/streams/${stream.stream_id}/held`)).body.records;
-    expect(held).toMatchObject([{ trace_id: "sales-1", reasons: ["oversized"], phase: "backfill", status: "held" }]);
+    expect(held).toMatchObject([{ trace_id: bigId, reasons: ["oversized"], phase: "backfill", status: "held" }]);
     const preview = await call(prefix, "POST", `/streams/${stream.stream_id}/retry-preview`, {
       lifecycle_revision: 1,
       mapping_revision: 1,
-      trace_ids: ["sales-1"],
+      trace_ids: [bigId],
     });
-    expect(preview.body.dispositions).toEqual([{ trace_id: "sales-1", disposition: "keep_held", reasons: ["oversized"] }]);
+    expect(preview.body.dispositions).toEqual([{ trace_id: bigId, disposition: "keep_held", reasons: ["oversized"] }]);
     const unknown = await call(prefix, "POST", `/streams/${stream.stream_id}/retry-preview`, {
       lifecycle_revision: 1,
       mapping_revision: 1,
-      trace_ids: ["sales-1", "nope"],
+      trace_ids: [bigId, "nope"],
     });
     expect(unknown.status).toBe(422);
     expect(JSON.stringify(unknown.body)).toContain("trace_ids[1]");

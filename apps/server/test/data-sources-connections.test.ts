@@ -29,18 +29,19 @@ const PROVIDERS = [
   {
     provider: "trace_provider_a",
     input: { region: "us", api_key: BRAINTRUST_KEY },
-    project: "0b1e5c2a-support",
-    workspace: "bt-org-7",
+    project: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
+    workspace: "e2a9c7f0-3b1d-4c5e-8f6a-7b8c9d0e1f07",
     secret: BRAINTRUST_KEY,
     filterExecution: "partial",
   },
   {
     provider: "trace_provider_b",
     input: { region: "eu", api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key },
-    project: "lf-proj-1",
+    project: "cm3x2k9p10001lfsupport001",
     workspace: null,
     secret: LANGFUSE_KEYS.secret_key,
-    filterExecution: "after_download",
+    // Langfuse's v2 filter says the tags, not metadata equality.
+    filterExecution: "partial",
   },
   {
     provider: "trace_provider_c",
@@ -209,19 +210,23 @@ describe("connection input", () => {
   test("a rotated key must reach the selected project (422 naming api_key), and the connection keeps its old one", async () => {
     const connection = await connect(prefix);
     const id = connection.connection_id;
-    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" })).status).toBe(200);
+    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 1, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01" })).status).toBe(
+      200,
+    );
     const refused = await call(prefix, "PUT", `/connections/${id}/credential`, { revision: 2, api_key: BRAINTRUST_SALES_ONLY_KEY });
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0]).toMatchObject({ loc: ["body", "api_key"] });
-    expect(refused.body.detail[0].msg).toContain("0b1e5c2a-support");
+    expect(refused.body.detail[0].msg).toContain("7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01");
     expect((await call(prefix, "GET", `/connections/${id}`)).body.revision).toBe(2);
     expect((await call(prefix, "GET", `/connections/${id}/projects`)).status).toBe(200);
     // The reached project may be reselected, then the narrower key is accepted.
-    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 2, external_project_id: "0b1e5c2a-sales" })).status).toBe(200);
+    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 2, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02" })).status).toBe(
+      200,
+    );
     const rotated = await call(prefix, "PUT", `/connections/${id}/credential`, { revision: 3, api_key: BRAINTRUST_SALES_ONLY_KEY });
     expect(rotated.status).toBe(200);
     const rediscovered = await call(prefix, "GET", `/connections/${id}/projects`);
-    expect(rediscovered.body.projects.map((project: { id: string }) => project.id)).toEqual(["0b1e5c2a-sales"]);
+    expect(rediscovered.body.projects.map((project: { id: string }) => project.id)).toEqual(["7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02"]);
     await deleteAll(prefix);
   });
 
@@ -237,13 +242,17 @@ describe("connection input", () => {
   test("a stored credential the provider stopped accepting answers 503 saying to rotate it; a rotation recovers", async () => {
     const connection = await connect(prefix, { provider: "trace_provider_a", api_key: BRAINTRUST_SALES_ONLY_KEY });
     const id = connection.connection_id;
-    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-sales" })).status).toBe(200);
+    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 1, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02" })).status).toBe(
+      200,
+    );
     servers.a.revoke(BRAINTRUST_SALES_ONLY_KEY);
     const refused = await call(prefix, "GET", `/connections/${id}/projects`);
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ error: "provider_unavailable", reason: "credential_refused" });
     expect(refused.body.detail).toContain("rotate");
-    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 2, external_project_id: "0b1e5c2a-sales" })).status).toBe(503);
+    expect((await call(prefix, "PUT", `/connections/${id}/stream`, { revision: 2, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02" })).status).toBe(
+      503,
+    );
     expect((await call(prefix, "PUT", `/connections/${id}/credential`, { revision: 2, api_key: BRAINTRUST_KEY })).status).toBe(200);
     expect((await call(prefix, "GET", `/connections/${id}/projects`)).status).toBe(200);
     await deleteAll(prefix);
@@ -288,7 +297,11 @@ describe("filters", () => {
     ["eleven filters", Array.from({ length: 11 }, () => valid), "filters"],
   ])("%s answers 422 naming the filter index, and the stream does not change", async (_name, filters, field) => {
     const before = (await call(prefix, "GET", `/connections/${id}`)).body;
-    const response = await call(prefix, "PUT", `/connections/${id}/stream`, { revision: before.revision, external_project_id: "0b1e5c2a-support", filters });
+    const response = await call(prefix, "PUT", `/connections/${id}/stream`, {
+      revision: before.revision,
+      external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
+      filters,
+    });
     expect(response.status).toBe(422);
     expect(response.body.message).toContain(field);
     expect((await call(prefix, "GET", `/connections/${id}`)).body).toEqual(before);
@@ -304,7 +317,7 @@ describe("filters", () => {
       ...Array.from({ length: 5 }, (_, i) => ({ path: `metadata.k${i}`, op: "exists", values: [] })),
     ];
     const { revision } = (await call(prefix, "GET", `/connections/${id}`)).body;
-    const response = await call(prefix, "PUT", `/connections/${id}/stream`, { revision, external_project_id: "0b1e5c2a-support", filters });
+    const response = await call(prefix, "PUT", `/connections/${id}/stream`, { revision, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01", filters });
     expect(response.status).toBe(200);
     expect(response.body.filters).toHaveLength(10);
     expect(response.body.filters[4]).toEqual({ path: "metadata.nested.key", op: "exists", values: [] });
@@ -314,7 +327,7 @@ describe("filters", () => {
     const { revision } = (await call(prefix, "GET", `/connections/${id}`)).body;
     const response = await call(prefix, "PUT", `/connections/${id}/stream`, {
       revision,
-      external_project_id: "0b1e5c2a-support",
+      external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
       filters: [{ path: "tags", op: "eq", values: ["prod"] }],
     });
     expect(response.body.filter_execution).toBe("before_download");
@@ -364,7 +377,7 @@ describe("setup-context", () => {
       expect(empty.body.destination_binding.kind).toBe(prefix.base === "/api/data-sources" ? "api_key_project" : "url_project");
 
       const sole = await connect(prefix);
-      await call(prefix, "PUT", `/connections/${sole.connection_id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" });
+      await call(prefix, "PUT", `/connections/${sole.connection_id}/stream`, { revision: 1, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01" });
       const selected = (await call(prefix, "GET", "/setup-context")).body;
       expect(selected.connection_id).toBe(sole.connection_id);
       expect(selected.stream_id).toBe((await call(prefix, "GET", `/connections/${sole.connection_id}`)).body.stream_id);
@@ -420,7 +433,9 @@ describe("credentials and projects", () => {
     const mine = PREFIXES[0]!;
     const connection = await connect(mine);
     const id = connection.connection_id;
-    expect((await call(mine, "PUT", `/connections/${id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" })).status).toBe(200);
+    expect((await call(mine, "PUT", `/connections/${id}/stream`, { revision: 1, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01" })).status).toBe(
+      200,
+    );
     const before = (await call(mine, "GET", `/connections/${id}`)).body;
     const theirs = [
       { base: "/api/data-sources", headers: bearer(stranger.fullKey) },
@@ -431,7 +446,7 @@ describe("credentials and projects", () => {
         ["GET", `/connections/${id}`, undefined],
         ["GET", `/connections/${id}/projects`, undefined],
         ["PUT", `/connections/${id}/credential`, { revision: 2, api_key: BRAINTRUST_KEY }],
-        ["PUT", `/connections/${id}/stream`, { revision: 2, external_project_id: "0b1e5c2a-sales" }],
+        ["PUT", `/connections/${id}/stream`, { revision: 2, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02" }],
         ["DELETE", `/connections/${id}`, { revision: 2 }],
       ] as const) {
         expect((await svc.call(method, `${base}${path}`, body, headers)).status).toBe(404);

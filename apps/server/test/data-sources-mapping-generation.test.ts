@@ -94,8 +94,12 @@ afterEach(async () => {
 });
 
 const SOURCES = [
-  { provider: "trace_provider_a", credentials: { api_key: BRAINTRUST_KEY }, project: "0b1e5c2a-support" },
-  { provider: "trace_provider_b", credentials: { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key }, project: "lf-proj-1" },
+  { provider: "trace_provider_a", credentials: { api_key: BRAINTRUST_KEY }, project: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01" },
+  {
+    provider: "trace_provider_b",
+    credentials: { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key },
+    project: "cm3x2k9p10001lfsupport001",
+  },
   { provider: "trace_provider_c", credentials: { api_key: LANGSMITH_KEY }, project: "a3f0c1de-0000-4000-8000-000000000001" },
 ] as const;
 

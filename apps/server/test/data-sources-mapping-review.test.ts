@@ -33,7 +33,7 @@ const SOURCES = [
   {
     provider: "trace_provider_a",
     credentials: { api_key: BRAINTRUST_KEY },
-    project: "0b1e5c2a-support",
+    project: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
     definition: mapping({
       user: { path: "/metadata/user_id" },
       input: { path: "/input/0/content" },
@@ -43,7 +43,7 @@ const SOURCES = [
   {
     provider: "trace_provider_b",
     credentials: { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key },
-    project: "lf-proj-1",
+    project: "cm3x2k9p10001lfsupport001",
     definition: mapping({
       user: { path: "/userId" },
       session: { path: "/sessionId" },
@@ -132,7 +132,9 @@ describe("preview and validation rules", () => {
       definition: proposal,
     });
     expect(preview.body).toMatchObject({ mapping_revision: null, ready: 1, held: 4, excluded: 0 });
-    expect(preview.body.records.find((record: { trace_id: string }) => record.trace_id === "t2-root").reasons).toEqual(["completion:incomplete"]);
+    expect(preview.body.records.find((record: { trace_id: string }) => record.trace_id === "5e1f0a00-0000-4000-8000-000000000020").reasons).toEqual([
+      "completion:incomplete",
+    ]);
     expect(preview.body.blockers).toEqual([]);
     expect((await call(prefix, "GET", `/streams/${stream.stream_id}/mapping`)).body).toMatchObject({ revision: 0, draft: null });
   });

@@ -34,7 +34,9 @@ test("a connection survives a kill with a credential the restarted service can o
   const kept = await deployment.post("/api/data-sources/connections", { name: "kept", api_key: BRAINTRUST_KEY });
   expect(kept.status).toBe(201);
   const id = kept.body.connection_id;
-  expect((await request("PUT", `/api/data-sources/connections/${id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" })).status).toBe(200);
+  expect(
+    (await request("PUT", `/api/data-sources/connections/${id}/stream`, { revision: 1, external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01" })).status,
+  ).toBe(200);
 
   // The next create is killed while the provider still checks its credential.
   braintrust.delayNext(10_000);
@@ -49,10 +51,17 @@ test("a connection survives a kill with a credential the restarted service can o
   expect(listed.body.connections.map((connection: { name: string }) => connection.name)).toEqual(["kept"]);
   expect(listed.body.capabilities.connections_in_use).toBe(1);
   const read = await request("GET", `/api/data-sources/connections/${id}`);
-  expect(read.body).toMatchObject({ revision: 2, external_project_id: "0b1e5c2a-support", workspace_id: "bt-org-7" });
+  expect(read.body).toMatchObject({
+    revision: 2,
+    external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
+    workspace_id: "e2a9c7f0-3b1d-4c5e-8f6a-7b8c9d0e1f07",
+  });
   const discovered = await request("GET", `/api/data-sources/connections/${id}/projects`);
   expect(discovered.status).toBe(200);
-  expect(discovered.body.projects.map((project: { id: string }) => project.id)).toEqual(["0b1e5c2a-support", "0b1e5c2a-sales"]);
+  expect(discovered.body.projects.map((project: { id: string }) => project.id)).toEqual([
+    "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
+    "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a02",
+  ]);
   expect((await request("PUT", `/api/data-sources/connections/${id}/credential`, { revision: 2, api_key: BRAINTRUST_KEY })).body.revision).toBe(3);
 }, 180_000);
 
@@ -61,7 +70,7 @@ test("a sample killed in the middle of its provider reads completes after the re
   expect(connection.status).toBe(201);
   const stream = await request("PUT", `/api/data-sources/connections/${connection.body.connection_id}/stream`, {
     revision: 1,
-    external_project_id: "0b1e5c2a-support",
+    external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
   });
   braintrust.delayNext(30_000);
   const received = braintrust.received.length;

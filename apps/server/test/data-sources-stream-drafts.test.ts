@@ -35,7 +35,10 @@ const call = (prefix: Prefix, method: string, path: string, body?: unknown) => s
 /** A connection with its stream selected; the stream's id. */
 async function streamOf(prefix: Prefix): Promise<string> {
   const connection = await call(prefix, "POST", "/connections", { name: "drafts", api_key: BRAINTRUST_KEY });
-  const stream = await call(prefix, "PUT", `/connections/${connection.body.connection_id}/stream`, { revision: 1, external_project_id: "0b1e5c2a-support" });
+  const stream = await call(prefix, "PUT", `/connections/${connection.body.connection_id}/stream`, {
+    revision: 1,
+    external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
+  });
   expect(stream.status).toBe(200);
   return stream.body.stream_id;
 }

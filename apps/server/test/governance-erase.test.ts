@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { UserExportBundle } from "@als/contract";
+import { PHYSICAL_REMOVAL_INTERVAL_SECONDS } from "@als/core";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 import { findTextEverywhere } from "../../../test/support/subject-scan.ts";
@@ -55,12 +56,15 @@ const CONVERSATION = (userId: string) => [
 /** Gives `userId` rows of every kind in a project, through the API wherever one writes them. */
 async function seedUser(userId: string, projectId: string) {
   const sessionId = `session-of-${userId}`;
-  const published = await ok(
+  // Under an Idempotency-Key: the key is the subject's too.
+  const publishing = await svc.call(
     "POST",
     "/api/publish_interaction?wait_for_response=true",
     { user_id: userId, session_id: sessionId, source: "chat", force_extraction: true, interaction_data_list: CONVERSATION(userId) },
-    projectId,
+    { ...asGovernance(projectId), "idempotency-key": `seed-${userId}` },
   );
+  expect(publishing.status).toBe(200);
+  const published = publishing.body;
   await ok("POST", "/api/add_user_profile", { user_profiles: [{ user_id: userId, content: `${userId} prefers email` }] }, projectId);
   const added = await ok(
     "POST",
@@ -102,6 +106,16 @@ async function untilComplete(purgeId: string) {
     await Bun.sleep(50);
   }
   throw new Error(`purge ${purgeId} did not finish`);
+}
+
+/** Bounded by the pass interval (PHYSICAL_REMOVAL_INTERVAL_SECONDS) and the pass itself. */
+async function untilPhysicallyRemoved(purgeId: string) {
+  const end = Date.now() + (PHYSICAL_REMOVAL_INTERVAL_SECONDS + 30) * 1000;
+  for (;;) {
+    const status = await ok("GET", `/api/governance/purge-operations/${purgeId}`, undefined);
+    if (status.phase === "done" || Date.now() > end) return status;
+    await Bun.sleep(100);
+  }
 }
 
 async function exportOf(userId: string, projectId = "default") {
@@ -147,8 +161,13 @@ describe("erase-user", () => {
     expect(answer.body).toMatchObject({ created: true, status: "queued", phase: "delete", completed_at: null, subject_ref: expect.stringMatching(/^subj_/) });
     expect(JSON.stringify(answer.body)).not.toContain(SUBJECT);
     firstAnswer = answer.body;
-    const done = await untilComplete(answer.body.purge_id);
-    expect(done).toMatchObject({ status: "complete", phase: "done", error_code: null, completed_at: expect.any(Number) });
+    const complete = await untilComplete(answer.body.purge_id);
+    expect(complete).toMatchObject({ status: "complete", error_code: null });
+    expect(complete.completed_at).toBeGreaterThan(0);
+    // Complete once the rows are gone; done once the physical removal pass removed their bytes.
+    const done = await untilPhysicallyRemoved(answer.body.purge_id);
+    expect(done).toMatchObject({ status: "complete", phase: "done", completed_at: complete.completed_at });
+    expect(done.physically_removed_at).toBeGreaterThanOrEqual(complete.completed_at);
     expect(done.deleted_counts).toMatchObject({
       interactions: 4,
       requests: 1,
@@ -156,6 +175,7 @@ describe("erase-user", () => {
       search_evidence: 1,
       agent_playbook_sources: 1,
       playbook_review_decisions: 1,
+      idempotency_keys: 1,
     });
     expect(done.deleted_counts.profiles).toBeGreaterThan(0);
     expect(done.deleted_counts.search_session_served).toBeGreaterThan(0);

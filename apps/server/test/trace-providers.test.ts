@@ -17,6 +17,9 @@ const now = () => Math.floor(Date.now() / 1000);
 const unix = (iso: string) => Date.parse(iso) / 1000;
 /** The fixtures' traffic: five traces of the support project between Nov 1 and Nov 5, 2026. */
 const ALL = { start: unix("2026-11-01T00:00:00Z"), end: unix("2026-11-06T00:00:00Z") };
+const BRAINTRUST_SUPPORT = "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01";
+const LANGFUSE_SUPPORT = "cm3x2k9p10001lfsupport001";
+const LANGSMITH_SUPPORT = "a3f0c1de-0000-4000-8000-000000000001";
 
 interface Case {
   provider: ProviderName;
@@ -26,10 +29,12 @@ interface Case {
   project: string;
   workspace: string | null;
   projectNames: string[];
+  /** Langfuse's v2 lists observations newest first and has no order parameter; the others read oldest first. */
+  newestFirst: boolean;
   /** The provider's id of the fixture trace `t<n>`. */
   traceId: (n: number) => string;
   filterExecution: "after_download" | "before_download";
-  /** Spans of a fixture trace: Braintrust and LangSmith count the root span, Langfuse's trace is not an observation. */
+  /** Spans of fixture trace 1, its root included: the agent's LLM call, a retrieval and a tool call. */
   spansPerTrace: number;
 }
 
@@ -39,24 +44,26 @@ const CASES: Case[] = [
     start: startBraintrustServer,
     credentials: { api_key: BRAINTRUST_KEY },
     badCredentials: { api_key: "sk-wrong" },
-    project: "0b1e5c2a-support",
-    workspace: "bt-org-7",
+    project: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
+    workspace: "e2a9c7f0-3b1d-4c5e-8f6a-7b8c9d0e1f07",
     projectNames: ["support-bot", "sales-bot"],
-    traceId: (n) => `t${n}-root`,
+    newestFirst: false,
+    traceId: (n) => `5e1f0a00-0000-4000-8000-0000000000${n}0`,
     filterExecution: "before_download",
-    spansPerTrace: 2,
+    spansPerTrace: 4,
   },
   {
     provider: "trace_provider_b",
     start: startLangfuseServer,
     credentials: { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key },
     badCredentials: { api_key: "sk-lf-wrong", public_key: LANGFUSE_KEYS.public_key },
-    project: "lf-proj-1",
+    project: "cm3x2k9p10001lfsupport001",
     workspace: null,
     projectNames: ["support-bot"],
-    traceId: (n) => `lf-t${n}`,
-    filterExecution: "after_download",
-    spansPerTrace: 1,
+    newestFirst: true,
+    traceId: (n) => `a1b2c3d4e5f60718293a4b5c6d7e8f0${n}`,
+    filterExecution: "before_download",
+    spansPerTrace: 4,
   },
   {
     provider: "trace_provider_c",
@@ -66,9 +73,10 @@ const CASES: Case[] = [
     project: "a3f0c1de-0000-4000-8000-000000000001",
     workspace: LANGSMITH_WORKSPACE,
     projectNames: ["support-bot", "sales-bot"],
-    traceId: (n) => `ls-t${n}`,
+    newestFirst: false,
+    traceId: (n) => `1f0b5a3c-0000-4000-8000-0000000000${n}0`,
     filterExecution: "after_download",
-    spansPerTrace: 2,
+    spansPerTrace: 4,
   },
 ];
 
@@ -91,7 +99,8 @@ for (const c of CASES) {
     let server: ProviderServer;
     let adapter: TraceProvider;
     const connect = (credentials: Case["credentials"]) => createTraceProvider({ provider: c.provider, region: "us", baseUrl: server.url }, credentials, now);
-    const t = (...numbers: number[]) => numbers.map(c.traceId);
+    /** The ids of fixture traces in the order the provider lists them. */
+    const t = (...numbers: number[]) => (c.newestFirst ? numbers.reverse() : numbers).map(c.traceId);
 
     beforeAll(async () => {
       server = await c.start();
@@ -162,7 +171,7 @@ for (const c of CASES) {
     });
 
     test("related spans are the spans of the one trace", async () => {
-      const spans = await adapter.relatedSpans(c.project, c.traceId(1));
+      const spans = await adapter.relatedSpans(c.project, c.traceId(1), ALL.start);
       expect(spans).toHaveLength(c.spansPerTrace);
       expect(JSON.stringify(spans)).not.toContain("Is the staging API down?");
     });
@@ -209,7 +218,7 @@ describe("trace_provider_a pushes filters into its query", () => {
 
   test("tags, the span name, existence and the time bounds go into the BTQL filter", async () => {
     const page = await adapter.pageTraces({
-      external_project_id: "0b1e5c2a-support",
+      external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
       ...ALL,
       filters: [
         { path: "tags", op: "in", values: ["prod", "vip"] },
@@ -224,12 +233,16 @@ describe("trace_provider_a pushes filters into its query", () => {
     expect(lastQuery()).toContain("(tags includes 'prod' or tags includes 'vip')");
     expect(lastQuery()).toContain("span_attributes.name in ('chat')");
     expect(lastQuery()).toContain("metadata.env is not null");
-    expect(page.traces.map((trace) => trace.id)).toEqual(["t1-root", "t4-root", "t5-root"]);
+    expect(page.traces.map((trace) => trace.id)).toEqual([
+      "5e1f0a00-0000-4000-8000-000000000010",
+      "5e1f0a00-0000-4000-8000-000000000040",
+      "5e1f0a00-0000-4000-8000-000000000050",
+    ]);
   });
 
   test("metadata equality stays local (partial), a value with a quote too", async () => {
     const partial = await adapter.pageTraces({
-      external_project_id: "0b1e5c2a-support",
+      external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
       ...ALL,
       filters: [
         { path: "tags", op: "eq", values: ["prod"] },
@@ -240,9 +253,9 @@ describe("trace_provider_a pushes filters into its query", () => {
     });
     expect(partial.filter_execution).toBe("partial");
     expect(lastQuery()).not.toContain("u-2");
-    expect(partial.traces.map((trace) => trace.id)).toEqual(["t5-root"]);
+    expect(partial.traces.map((trace) => trace.id)).toEqual(["5e1f0a00-0000-4000-8000-000000000050"]);
     const quoted = await adapter.pageTraces({
-      external_project_id: "0b1e5c2a-support",
+      external_project_id: "7c3b4a10-5d2e-4f61-9a8b-1c2d3e4f5a01",
       ...ALL,
       filters: [{ path: "tags", op: "eq", values: ["it's"] }],
       cursor: null,
@@ -266,5 +279,200 @@ describe("provider hosts", () => {
     const overrides = { "trace_provider_b:jp": "http://127.0.0.1:9" };
     expect(providerBaseUrl("trace_provider_b", "jp", overrides)).toBe("http://127.0.0.1:9");
     expect(providerBaseUrl("trace_provider_b", "us", overrides)).toBe("https://us.cloud.langfuse.com");
+  });
+});
+
+describe("trace_provider_a: pages BTQL cuts by size", () => {
+  let server: ProviderServer;
+  let adapter: TraceProvider;
+  beforeAll(async () => {
+    // Room for about one root span per answer: every page is cut short of its limit, with a cursor.
+    server = await startBraintrustServer(undefined, { pageBytes: 1500 });
+    adapter = createTraceProvider({ provider: "trace_provider_a", region: "us", baseUrl: server.url }, { api_key: BRAINTRUST_KEY }, now);
+  });
+  afterAll(() => server.close());
+
+  test("a short page with a cursor is not the last: the walk goes on until the cursor is gone", async () => {
+    const first = await adapter.pageTraces({ external_project_id: BRAINTRUST_SUPPORT, ...ALL, filters: [], cursor: null, limit: 100 });
+    expect(first.traces.length).toBeLessThan(5);
+    expect(first.next_cursor).not.toBeNull();
+    const { ids, pages } = await readAll(adapter, BRAINTRUST_SUPPORT, [], ALL, 100);
+    expect(ids).toEqual([1, 2, 3, 4, 5].map((n) => `5e1f0a00-0000-4000-8000-0000000000${n}0`));
+    expect(pages).toBeGreaterThan(2);
+  });
+
+  test("the query pins the spans shape and the oldest-first order, which the provider's defaults leave open", async () => {
+    const query = (server.received.at(-1)!.body as { query: string }).query;
+    expect(query).toContain(`from: project_logs('${BRAINTRUST_SUPPORT}') spans`);
+    expect(query).toContain("sort: created asc");
+  });
+
+  test("unsorted, the server answers newest first: the order the adapter pins is not the default", async () => {
+    const response = await fetch(`${server.url}/btql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${BRAINTRUST_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: `select: *\nfrom: project_logs('${BRAINTRUST_SUPPORT}') spans\nfilter: is_root\nlimit: 2`, fmt: "json" }),
+    });
+    const { data } = (await response.json()) as { data: { created: string }[] };
+    expect(Date.parse(data[0]!.created)).toBeGreaterThan(Date.parse(data[1]!.created));
+  });
+});
+
+describe("trace_provider_c: /v2/runs/query, bounded and oldest first", () => {
+  const open: ProviderServer[] = [];
+  const start = async (behaviour: { v2?: boolean } = {}) => {
+    const server = await startLangsmithServer(undefined, behaviour);
+    open.push(server);
+    return { server, adapter: createTraceProvider({ provider: "trace_provider_c", region: "us", baseUrl: server.url }, { api_key: LANGSMITH_KEY }, now) };
+  };
+  afterAll(() => Promise.all(open.map((server) => server.close())));
+
+  test("every windowed read names both bounds and ascending order, on /v2", async () => {
+    const { server, adapter } = await start();
+    const page = await adapter.pageTraces({ external_project_id: LANGSMITH_SUPPORT, ...ALL, filters: [], cursor: null, limit: 2 });
+    const sent = server.received.at(-1)!;
+    expect(sent.path).toBe("/v2/runs/query");
+    expect(sent.body).toMatchObject({
+      project_ids: [LANGSMITH_SUPPORT],
+      is_root: true,
+      min_start_time: "2026-11-01T00:00:00.000Z",
+      max_start_time: "2026-11-06T00:00:00.000Z",
+      sort_order: "ASC",
+      page_size: 2,
+    });
+    expect(page.endpoint).toBe("/v2/runs/query");
+    expect(page.endpoint_note).toBeUndefined();
+    await adapter.relatedSpans(LANGSMITH_SUPPORT, page.traces[0]!.id, page.traces[0]!.started_at);
+    expect(server.received.at(-1)!.body).toMatchObject({ trace_id: page.traces[0]!.id, sort_order: "ASC", min_start_time: expect.any(String) });
+  });
+
+  test("the provider's own default is newest first: a window read without an order would start at its end", async () => {
+    const { server } = await start();
+    const response = await fetch(`${server.url}/v2/runs/query`, {
+      method: "POST",
+      headers: { "x-api-key": LANGSMITH_KEY, "content-type": "application/json" },
+      body: JSON.stringify({
+        project_ids: [LANGSMITH_SUPPORT],
+        is_root: true,
+        min_start_time: "2026-11-01T00:00:00Z",
+        max_start_time: "2026-11-06T00:00:00Z",
+        page_size: 1,
+        selects: ["START_TIME"],
+      }),
+    });
+    const { items } = (await response.json()) as { items: { start_time: string }[] };
+    expect(items[0]!.start_time).toBe("2026-11-05T08:00:00.000Z");
+  });
+
+  test("a deployment without /v2 is read through the deprecated query, bounded and ascending, and the page says so", async () => {
+    const { server, adapter } = await start({ v2: false });
+    const { ids } = await readAll(adapter, LANGSMITH_SUPPORT, []);
+    expect(ids).toEqual([1, 2, 3, 4, 5].map((n) => `1f0b5a3c-0000-4000-8000-0000000000${n}0`));
+    const v1 = server.received.filter((request) => request.path === "/api/v1/runs/query");
+    expect(v1.length).toBe(3);
+    for (const request of v1) expect(request.body).toMatchObject({ order: "asc", start_time: expect.any(String), end_time: "2026-11-06T00:00:00.000Z" });
+    // Only a first page probes /v2; the pages after it continue where they began.
+    expect(server.received.filter((request) => request.path === "/v2/runs/query").length).toBe(1);
+    const page = await adapter.pageTraces({ external_project_id: LANGSMITH_SUPPORT, ...ALL, filters: [], cursor: null, limit: 2 });
+    expect(page.endpoint_note).toContain("deprecated /api/v1/runs/query");
+    const answered = server.exchanges.find((exchange) => exchange.request.path === "/api/v1/runs/query")!;
+    expect(answered.reply.headers).toMatchObject({ deprecation: "true" });
+  });
+
+  test("a query the provider refuses (422: not a UUID) is rejected, with the provider's message and no credential", async () => {
+    const { adapter } = await start();
+    const error = await adapter.pageTraces({ external_project_id: "not-a-uuid", ...ALL, filters: [], cursor: null, limit: 2 }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(TraceProviderError);
+    expect(error.kind).toBe("rejected");
+    expect(error.message).toContain("HTTP 422: invalid UUID");
+    expect(error.message).not.toContain(LANGSMITH_KEY);
+  });
+});
+
+describe("trace_provider_b: /api/public/v2/observations, and the legacy endpoints only where v2 is not served", () => {
+  const open: ProviderServer[] = [];
+  const start = async (behaviour: { v2?: boolean; legacy?: "served" | "removed" } = {}) => {
+    const server = await startLangfuseServer(undefined, behaviour);
+    open.push(server);
+    const credentials = { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key };
+    return { server, adapter: createTraceProvider({ provider: "trace_provider_b", region: "us", baseUrl: server.url }, credentials, now) };
+  };
+  afterAll(() => Promise.all(open.map((server) => server.close())));
+
+  test("traces are root observations read with the field groups the mapping needs, rebuilt as Langfuse traces", async () => {
+    const { server, adapter } = await start();
+    const page = await adapter.pageTraces({
+      external_project_id: LANGFUSE_SUPPORT,
+      ...ALL,
+      filters: [{ path: "tags", op: "in", values: ["vip"] }],
+      cursor: null,
+      limit: 10,
+      metadata_keys: ["user_id"],
+    });
+    const sent = server.received.at(-1)!;
+    expect(sent.path).toBe("/api/public/v2/observations");
+    expect(sent.query.get("fields")).toContain("io");
+    expect(sent.query.get("fields")).toContain("metadata");
+    expect(sent.query.get("expandMetadata")).toBe("user_id");
+    expect(JSON.parse(sent.query.get("filter")!)).toEqual([
+      { type: "datetime", column: "startTime", operator: ">=", value: "2026-11-01T00:00:00.000Z" },
+      { type: "datetime", column: "startTime", operator: "<", value: "2026-11-06T00:00:00.000Z" },
+      { type: "boolean", column: "isRootObservation", operator: "=", value: true },
+      { type: "arrayOptions", column: "tags", operator: "any of", value: ["vip"] },
+    ]);
+    expect(page.filter_execution).toBe("before_download");
+    expect(page.traces.map((trace) => trace.id)).toEqual(["a1b2c3d4e5f60718293a4b5c6d7e8f01"]);
+    // Input and output came as strings; the record holds them parsed, under the trace's names.
+    expect(page.traces[0]!.record).toMatchObject({
+      id: "a1b2c3d4e5f60718293a4b5c6d7e8f01",
+      userId: "u-1",
+      input: { messages: [{ role: "user", content: "How do I reset my password?" }] },
+      tags: ["prod", "vip"],
+    });
+  });
+
+  test("metadata equality stays local (partial): a metadata value may be an array", async () => {
+    const { adapter } = await start();
+    const page = await adapter.pageTraces({
+      external_project_id: LANGFUSE_SUPPORT,
+      ...ALL,
+      filters: [
+        { path: "tags", op: "eq", values: ["prod"] },
+        { path: "metadata.plan", op: "eq", values: ["beta"] },
+      ],
+      cursor: null,
+      limit: 10,
+    });
+    expect(page.filter_execution).toBe("partial");
+    expect(page.traces.map((trace) => trace.id)).toEqual(["a1b2c3d4e5f60718293a4b5c6d7e8f01"]);
+  });
+
+  test("a deployment without v2 (404) is read through the legacy endpoints, and the page says so", async () => {
+    const { server, adapter } = await start({ v2: false });
+    const { ids } = await readAll(adapter, LANGFUSE_SUPPORT, [{ path: "tags", op: "eq", values: ["prod"] }]);
+    expect(ids).toEqual([1, 4, 5].map((n) => `a1b2c3d4e5f60718293a4b5c6d7e8f0${n}`));
+    const page = await adapter.pageTraces({ external_project_id: LANGFUSE_SUPPORT, ...ALL, filters: [], cursor: null, limit: 2 });
+    expect(page.filter_execution).toBe("after_download");
+    expect(page.endpoint_note).toContain("does not serve /api/public/v2/observations");
+    expect(server.received.filter((request) => request.path === "/api/public/traces").length).toBeGreaterThan(0);
+    const spans = await adapter.relatedSpans(LANGFUSE_SUPPORT, "a1b2c3d4e5f60718293a4b5c6d7e8f01", ALL.start);
+    expect(spans.map((span) => span.id)).toEqual(["0000000000010001", "0000000000010002", "0000000000010003"]);
+  });
+
+  test("a deployment serving v2 is never sent to the legacy endpoints, even where they are removed", async () => {
+    const { server, adapter } = await start({ legacy: "removed" });
+    const { ids } = await readAll(adapter, LANGFUSE_SUPPORT, []);
+    expect(ids).toHaveLength(5);
+    await adapter.relatedSpans(LANGFUSE_SUPPORT, ids[0]!, ALL.start);
+    expect(server.received.some((request) => request.path === "/api/public/traces" || request.path === "/api/public/observations")).toBe(false);
+  });
+
+  test("one serving neither is not_found with the provider's word, a configuration failure rather than an outage", async () => {
+    const { adapter } = await start({ v2: false, legacy: "removed" });
+    const error = await adapter.pageTraces({ external_project_id: LANGFUSE_SUPPORT, ...ALL, filters: [], cursor: null, limit: 2 }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(TraceProviderError);
+    expect(error.kind).toBe("not_found");
+    expect(error.message).toContain("HTTP 410: This endpoint has been removed");
+    expect(error.message).not.toContain(LANGFUSE_KEYS.secret_key);
   });
 });

@@ -1,6 +1,7 @@
 import {
   type CoreDeps,
   reembedStaleRowsStep,
+  removeErasedBytes,
   runAggregationStep,
   runCollectionStep,
   runEvaluationJobStep,
@@ -54,6 +55,9 @@ export function createActivities(deps: CoreDeps, options: { searchAttributes: bo
     // An erasure commits step by step; a cancelled attempt stops at its next step and leaves the rest to the next.
     purgeStep: ({ orgId, projectId, purgeId }) =>
       withHeartbeat(() => logged("purge step", purgeId, runPurgeStep(deps, { orgId, projectId }, purgeId, purgeId, Context.current().cancellationSignal))),
+
+    // The pass covers every erasure waiting; its lease token is this erasure's workflow id, so a retry takes the pass over.
+    physicalRemovalStep: ({ purgeId }) => withHeartbeat(() => logged("physical removal step", purgeId, removeErasedBytes(deps, purgeId, purgeId))),
 
     // The session's lease token is its workflow id, as for learning: a retried attempt takes it over.
     evaluationStep: ({ orgId, projectId, sessionId }) =>

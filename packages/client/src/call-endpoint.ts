@@ -23,6 +23,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** How long each attempt may take; default: the endpoint's timeoutMs, else the client's. */
   timeoutMs?: number;
+  /**
+   * The Idempotency-Key of a call to an endpoint that takes one; default: a new random key per call.
+   * A caller that retries on its own (after its process restarted, say) passes the first call's key.
+   */
+  idempotencyKey?: string;
 }
 
 type Attempt = { response: Response; text: string } | { networkError: unknown };
@@ -31,7 +36,9 @@ type Attempt = { response: Response; text: string } | { networkError: unknown };
  * One call of an endpoint: the request built from the declaration, each attempt bounded by the
  * timeout, idempotent calls repeated on network errors and "try again" answers, any other non-2xx
  * answer thrown as a ClientError. Every attempt carries the call's one correlation id, so the
- * server's logs tie the attempts together.
+ * server's logs tie the attempts together. A POST to an endpoint that takes an Idempotency-Key
+ * carries one, the same in every attempt, so it is repeated too: the server answers a repeat of
+ * a write it already made with that write's answer instead of writing again.
  */
 export async function callEndpoint(settings: ClientSettings, endpoint: Endpoint, input: unknown, options: CallOptions = {}): Promise<unknown> {
   const { url, body } = buildRequest(settings.baseUrl, endpoint, input);
@@ -39,9 +46,11 @@ export async function callEndpoint(settings: ClientSettings, endpoint: Endpoint,
   const headers: Record<string, string> = { accept: "application/json", "x-correlation-id": correlationId };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+  // A structured-field string, as the IETF draft writes the header.
+  if (endpoint.idempotencyKey) headers["idempotency-key"] = `"${options.idempotencyKey ?? crypto.randomUUID()}"`;
   const init: RequestInit = { method: endpoint.method, headers, ...(body !== undefined && { body }) };
   const timeoutMs = options.timeoutMs ?? endpoint.timeoutMs ?? settings.timeoutMs;
-  const retries = isIdempotent(endpoint.method) ? settings.retries : 0;
+  const retries = isIdempotent(endpoint.method) || endpoint.idempotencyKey ? settings.retries : 0;
 
   for (let attempt = 0; ; attempt++) {
     const outcome = await attemptOnce(settings.fetch, url, init, timeoutMs, options.signal, endpoint.procedure, correlationId);

@@ -29,6 +29,35 @@ async function clientErrorOf(call: Promise<unknown>): Promise<ClientError> {
 }
 
 describe("the typed client over real HTTP", () => {
+  test("a publish whose answer is lost on the way back is sent again with the same Idempotency-Key, and stored once", async () => {
+    const sent: (string | null)[] = [];
+    let answersLost = 1;
+    // The network between client and server drops the first answer, after the server committed.
+    const losingFetch = async (url: string, init: RequestInit) => {
+      sent.push(new Headers(init.headers).get("idempotency-key"));
+      const response = await globalThis.fetch(url, init);
+      if (answersLost-- <= 0) return response;
+      await response.text();
+      throw new TypeError("the connection was reset before the answer arrived");
+    };
+    const retrying = createClient({ baseUrl, fetch: losingFetch, retries: 2 });
+    const published = await retrying.interactions.publish({
+      user_id: "kai",
+      session_id: "s",
+      interaction_data_list: [{ role: "User", content: "I ride a tandem" }],
+    });
+    // Two attempts reached the server, with one key.
+    expect(sent).toEqual([sent[0]!, sent[0]!]);
+    expect(sent[0]).toMatch(/^"[0-9a-f-]{36}"$/);
+    const stored = await client.requests.get({ user_id: "kai" });
+    expect(stored.sessions.flatMap((session) => session.requests.map((each) => each.request.request_id))).toEqual([published.request_id]);
+    // A call of its own has a key of its own: a second publish of the same body is a second request.
+    await retrying.interactions.publish({ user_id: "kai", session_id: "s", interaction_data_list: [{ role: "User", content: "I ride a tandem" }] });
+    expect(sent).toHaveLength(3);
+    expect(sent[2]).not.toBe(sent[0]);
+    expect((await client.requests.get({ user_id: "kai" })).sessions[0]!.requests).toHaveLength(2);
+  });
+
   test("a profile it adds is found by the search it sends", async () => {
     const added = await client.profiles.add({ user_profiles: [{ user_id: "ana", content: "Owns a golden retriever named Biscuit" }] });
     expect(added.profile_ids).toHaveLength(1);

@@ -97,11 +97,37 @@ describe("retries", () => {
     expect(fake.received).toHaveLength(2);
   });
 
-  test("a POST is never repeated", async () => {
-    const fake = fakeServer([unavailable, () => Response.json({ success: true, added_count: 1, profile_ids: ["p"], msg: null })]);
-    const error = await rejectionOf(createClient({ baseUrl: fake.baseUrl, retries: 3 }).profiles.add({ user_profiles: [{ user_id: "ana", content: "x" }] }));
+  test("a POST that takes an Idempotency-Key is repeated with the same key; a key the caller gives is the one sent", async () => {
+    const published = () =>
+      Response.json({
+        success: true,
+        message: "m",
+        request_id: "r",
+        storage_routing: { storage_type: "t", storage_label: "l" },
+        learning_status: "deferred",
+        interactions_created: 1,
+        profiles_created: 0,
+        user_playbooks_created: 0,
+        warnings: [],
+      });
+    const fake = fakeServer([unavailable, unavailable, published]);
+    const client = createClient({ baseUrl: fake.baseUrl, retries: 2 });
+    const input = { user_id: "ana", session_id: "s", interaction_data_list: [{ content: "hi" }] };
+    expect((await client.interactions.publish(input)).request_id).toBe("r");
+    const keys = fake.received.map((request) => request.headers.get("idempotency-key"));
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^"[0-9a-f-]{36}"$/);
+    await client.interactions.publish(input, { idempotencyKey: "mine-1" });
+    expect(fake.received.at(-1)!.headers.get("idempotency-key")).toBe('"mine-1"');
+  });
+
+  test("a POST without an Idempotency-Key is never repeated, and sends none", async () => {
+    const fake = fakeServer([unavailable, () => Response.json({ success: true, accepted: true, message: "m", request_id: "r" })]);
+    const error = await rejectionOf(createClient({ baseUrl: fake.baseUrl, retries: 3 }).interactions.finalizeSession({ user_id: "ana", session_id: "s" }));
     expect(error).toMatchObject({ status: 503, code: "storage_unavailable" });
     expect(fake.received).toHaveLength(1);
+    expect(fake.received[0]!.headers.get("idempotency-key")).toBeNull();
   });
 
   test("a 429 is repeated after the wait its Retry-After asks for", async () => {

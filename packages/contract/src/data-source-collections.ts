@@ -127,6 +127,13 @@ export const CollectionStatus = z.object({
   held: z.number().int().describe("Records waiting in GET .../held"),
   cooldown_until: UnixSeconds.nullable().describe("The connection's shared cooldown after the provider's rate limit"),
   last_error: z.object({ code: z.string(), message: z.string(), at: UnixSeconds }).nullable(),
+  provider_endpoint: z
+    .object({
+      endpoint: z.string(),
+      note: z.string().nullable().describe("Why this endpoint: set when it is a fallback for one the deployment does not serve"),
+    })
+    .nullable()
+    .describe("The provider endpoint the collection reads; null before its first page"),
   evaluation_settings: z.object({
     sampling_rate: z.number(),
     retrieved_learning_sampling_rate: z.number(),

@@ -46,6 +46,12 @@ export interface EndpointSpec<In extends z.ZodType = z.ZodType, Out extends z.Zo
   projectPathParam?: string;
   /** "optional": X-Service-Project may be left out on this projectPathParam endpoint (the URL names the project); sent, it must equal it. */
   projectHeader?: "optional";
+  /**
+   * A client may send an Idempotency-Key header (the IETF HTTP API draft): a retry with the same key
+   * and body gets the first answer again instead of writing twice; the same key on another body
+   * answers 422 idempotency_key_reused. Keys are kept IDEMPOTENCY_KEY_TTL_SECONDS per project.
+   */
+  idempotencyKey?: true;
   /** Which per-key rate limit it counts against; unset: `sign_in` for public endpoints, `read` for GET, `write` otherwise. */
   rateClass?: RateClass;
 }
@@ -90,6 +96,7 @@ export const COMMON_ERRORS = [
 export function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
   const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(endpoint.errors ?? [])]);
   if (endpoint.method !== "GET") for (const code of ["payload_too_large", "unsupported_media_type"] as const) codes.add(code);
+  if (endpoint.idempotencyKey) codes.add("idempotency_key_reused");
   return codes;
 }
 

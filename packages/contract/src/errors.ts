@@ -13,6 +13,7 @@ export const ERROR_TABLE = {
   payload_too_large: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
   unsupported_media_type: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
   validation_error: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
+  idempotency_key_reused: { status: 422, trpc: "UNPROCESSABLE_CONTENT" },
   rate_limited: { status: 429, trpc: "TOO_MANY_REQUESTS" },
   internal_error: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
   not_implemented: { status: 501, trpc: "NOT_IMPLEMENTED" },

@@ -20,7 +20,8 @@ export const PurgeOperationQuery = z.object({ purge_id: z.string().min(1).max(25
 
 /**
  * Where an erasure stands. `status`: queued, running (retrying shows as running with its error),
- * complete, failed. `phase`: the step it is at (delete, check, audit) or done.
+ * complete, failed. `phase`: the step it is at (delete, check, audit, then physical_removal once
+ * complete) or done.
  */
 export const PurgeOperationStatus = z.object({
   purge_id: z.string(),
@@ -28,8 +29,10 @@ export const PurgeOperationStatus = z.object({
   request_ref: z.string().describe("Minimized reference of the request_id"),
   status: z.enum(["queued", "running", "complete", "failed"]),
   phase: z
-    .enum(["delete", "check", "audit", "done"])
-    .describe("delete (the subject write barrier holds from the start), the final empty check, the audit write, done"),
+    .enum(["delete", "check", "audit", "physical_removal", "done"])
+    .describe(
+      "delete (the subject write barrier holds from the start), the final empty check, the audit write, physical_removal (the rows are gone and the status is complete; the bytes they left in the database files, its statistics and its WAL await the next pass), done",
+    ),
   error_code: z
     .string()
     .nullable()
@@ -47,6 +50,9 @@ export const PurgeOperationStatus = z.object({
   created_at: UnixSeconds,
   updated_at: UnixSeconds,
   completed_at: UnixSeconds.nullable().describe("null until complete"),
+  physically_removed_at: UnixSeconds.nullable().describe(
+    "When the pass that vacuumed the erased rows out of the database files, replaced their planner statistics and retired the WAL ended; null before",
+  ),
 });
 
 /** What erasing a user through a data-source stream would remove; nothing is erased. */
@@ -101,4 +107,5 @@ export const UserExportBundle = z.object({
   retrieved_learning_evaluations: ExportRows.describe("Per-learning verdicts on the responses of the user's sessions"),
   shadow_comparisons: ExportRows.describe("Shadow judge verdicts on the user's turns"),
   outcome_inferences: ExportRows.describe("Outcomes inferred for the user's sessions"),
+  idempotency_keys: ExportRows.describe("Idempotency-Key records of the user's writes and what they answered, kept 24 hours"),
 });

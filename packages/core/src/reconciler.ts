@@ -6,6 +6,7 @@ import {
   evaluationJobs,
   generationRuns,
   learning,
+  physicalRemoval,
   plannerStatistics,
   purgeOperations,
   type Scope,
@@ -22,6 +23,7 @@ import type { SessionTimerOutcome } from "./durable/session-timer-step.ts";
 import { runEvaluationStep } from "./evaluation/evaluation-step.ts";
 import { runEvaluationJobStep } from "./evaluation/regenerate.ts";
 import { runGenerationStep } from "./generation/generation-step.ts";
+import { removeErasedBytes } from "./governance/physical-removal-step.ts";
 import { runPurgeStep } from "./governance/purge-step.ts";
 import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
 import { runOutcomeInferenceStep } from "./outcomes/infer-session-outcome.ts";
@@ -85,6 +87,8 @@ export class Reconciler {
   private readonly inLane = new Set<UserKey>();
   private readonly sleeping = new Map<UserKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
+  /** Wakes a pass when the next physical removal of erased rows may start (see removeErasedBytes). */
+  private physicalRemovalTimer: ReturnType<typeof setTimeout> | undefined;
   private statisticsCheckedAt = -Infinity;
   private searchedAnalyzedAt = -Infinity;
   /** Keeps the vector index (Qdrant) in step with the database, when one is configured. */
@@ -136,6 +140,7 @@ export class Reconciler {
   /** Stops the wake-up timer and generation runs at their next commit; a running pass still finishes (await idle()). */
   stop(): void {
     clearInterval(this.timer);
+    clearTimeout(this.physicalRemovalTimer);
     this.stopping.abort();
     this.vectorSync?.stop();
     this.documentExpansion?.stop();
@@ -162,6 +167,7 @@ export class Reconciler {
         await aggregation.expireOperationLeases(this.deps.db, this.deps.now());
         await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
         await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
+        await physicalRemoval.expirePhysicalRemovalLease(this.deps.db);
         await dataSourceSamples.expireSampleLeases(this.deps.db, this.deps.now());
         await dataSourceCollections.expireCollectionLeases(this.deps.db, this.deps.now());
         await documentExpansion.releaseAllExpansionLeases(this.deps.db);
@@ -186,7 +192,7 @@ export class Reconciler {
       await Promise.all([
         this.lanesDrained(),
         this.runDueOperations(),
-        this.runDuePurges(),
+        this.runDuePurges().then(() => this.removeErasedBytes()),
         this.runDueEvaluations(lanes),
         this.runDueInferences(lanes),
         this.runDueEvaluationJobs(),
@@ -248,6 +254,17 @@ export class Reconciler {
       if (outcome.unexpected) this.onError(new Error(`purge operation ${purgeId}: ${outcome.unexpected}`));
       if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
     }
+  }
+
+  /** The physical removal pass of completed erasures, when one waits; one not yet due wakes a pass at its time. */
+  private async removeErasedBytes(): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    const outcome = await removeErasedBytes(this.deps);
+    if (outcome.unexpected) this.onError(new Error(outcome.unexpected));
+    if (outcome.next !== "retry") return;
+    clearTimeout(this.physicalRemovalTimer);
+    this.physicalRemovalTimer = setTimeout(() => this.poke(), Math.max(0, outcome.at - this.deps.now()) * 1000 + 100);
+    this.physicalRemovalTimer.unref?.();
   }
 
   /**

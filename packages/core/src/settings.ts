@@ -121,6 +121,12 @@ const Environment = z.object({
     .default(10 * 1024 * 1024),
   /** GET /health's storage probe answers 503 (reason timeout) past this. */
   SERVICE_HEALTH_TIMEOUT_MS: z.coerce.number().int().min(100).default(2_000),
+  /**
+   * Embedded: GET /health answers 503 (reason disk_full) when the data directory's filesystem has
+   * less free than this. PGlite's probe rewrites a row in space it already holds, so it cannot tell;
+   * a checkpoint's new WAL segment alone needs 16 MB.
+   */
+  SERVICE_HEALTH_MIN_FREE_DISK_MB: z.coerce.number().int().min(0).default(64),
   /** Publishes one process has under way at once (sharing a few transactions); more wait for a slot (see SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS). */
   SERVICE_PUBLISH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(DEFAULT_PUBLISH_ADMISSION.concurrency),
   /** A publish is answered within this: 503 capacity_deadline_exceeded if it got no slot, 504 admission_timeout if it did not commit. */
@@ -250,6 +256,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
       allowedHosts: e.SERVICE_ALLOWED_HOSTS === "*" ? ("any" as const) : listOf(e.SERVICE_ALLOWED_HOSTS ?? `localhost,127.0.0.1,[::1],${e.HOST}`),
     },
     healthTimeoutMs: e.SERVICE_HEALTH_TIMEOUT_MS,
+    healthDisk: e.DATABASE_URL ? undefined : { directory: e.DATA_DIR, minFreeBytes: e.SERVICE_HEALTH_MIN_FREE_DISK_MB * 1024 * 1024 },
     serverTiming: e.SERVICE_SERVER_TIMING === "true",
     identity: identitySettings(e),
     publishAdmission: { concurrency: e.SERVICE_PUBLISH_CONCURRENCY, timeoutMs: e.SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS } satisfies PublishAdmissionSettings,

@@ -1,3 +1,4 @@
+import { statfs } from "node:fs/promises";
 import { asStorageError, type Database, StorageUnavailableError, storageTimeout } from "./driver.ts";
 
 /** Thrown inside the probe's transaction so that it rolls back; never leaves checkStorage. */
@@ -38,5 +39,28 @@ export async function checkStorage(db: Database, timeoutMs: number): Promise<voi
     throw failure instanceof StorageUnavailableError ? failure : new StorageUnavailableError(failure, "unavailable");
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Throws StorageUnavailableError (reason disk_full) when the filesystem of `directory` has less than
+ * `minFreeBytes` free for this process's user: the next checkpoint, WAL segment or table page may
+ * not fit, though every write so far did.
+ */
+export async function checkFreeSpace(directory: string, minFreeBytes: number): Promise<void> {
+  let free: number;
+  try {
+    const { bavail, bsize } = await statfs(directory);
+    free = bavail * bsize;
+  } catch (error) {
+    // The data directory is gone or unreadable: the storage is, too.
+    const failure = asStorageError(error);
+    throw failure instanceof StorageUnavailableError ? failure : new StorageUnavailableError(failure, "unavailable");
+  }
+  if (free < minFreeBytes) {
+    throw new StorageUnavailableError(
+      new Error(`${Math.floor(free / 1024 / 1024)} MB free under the data directory, below ${Math.ceil(minFreeBytes / 1024 / 1024)} MB`),
+      "disk_full",
+    );
   }
 }

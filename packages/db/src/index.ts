@@ -1,4 +1,4 @@
-export { checkStorage } from "./check-storage.ts";
+export { checkFreeSpace, checkStorage } from "./check-storage.ts";
 export * from "./driver.ts";
 export { migrate } from "./migrate.ts";
 export * from "./open.ts";
@@ -52,6 +52,8 @@ export type { GenerationProgress, GenerationRunOf, GenerationRunRecord, Generati
 export * as generationRuns from "./queries/generation-runs.ts";
 export type { HeldWindow, Recovery } from "./queries/held-windows.ts";
 export * as heldWindows from "./queries/held-windows.ts";
+export type { IdempotencyKeyInsert, IdempotencyKeyRecord } from "./queries/idempotency-keys.ts";
+export * as idempotencyKeys from "./queries/idempotency-keys.ts";
 export type { InteractionInsert, InteractionRecord } from "./queries/interactions.ts";
 export * as interactions from "./queries/interactions.ts";
 export type { InvitationRecord, InvitedRole } from "./queries/invitations.ts";
@@ -76,6 +78,7 @@ export * as outcomeInferences from "./queries/outcome-inferences.ts";
 export { Params, vectorLiteral } from "./queries/params.ts";
 export type { NewToolCall, PendingToolCallRecord, PendingToolCallStatus, Settlement } from "./queries/pending-tool-calls.ts";
 export * as pendingToolCalls from "./queries/pending-tool-calls.ts";
+export * as physicalRemoval from "./queries/physical-removal.ts";
 export * as plannerStatistics from "./queries/planner-statistics.ts";
 export type { PlaybookEdit, PlaybookFilters, PlaybookSearch, PlaybookText } from "./queries/playbook-query.ts";
 export type { ReviewDecision, ReviewDecisionRow } from "./queries/playbook-reviews.ts";

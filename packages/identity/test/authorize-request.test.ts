@@ -122,10 +122,18 @@ describe("governance routes (Authentication 5)", () => {
     expect((await authorizeRequest(deps, "required", rules.governance, headers(a.governanceSession), {})).scope.orgId).toBe(a.orgId);
   });
 
-  test("a governance session stops serving when the entitlement is withdrawn", async () => {
+  test("withdrawing the entitlement ends the organisation's governance sessions: 401, also where a login session would serve", async () => {
     const c = await createTenant(deps, "c");
     await organizations.setGovernanceEntitlement(db, c.orgId, false);
-    expect(await refusal(rules.governance, headers(c.governanceSession))).toEqual({
+    expect(await refusal(rules.governance, headers(c.governanceSession))).toEqual({ status: 401, message: "the credential is unknown, revoked or expired" });
+    expect((await refusal(rules.onboarding, headers(c.governanceSession)))?.status).toBe(401);
+  });
+
+  test("a governance session of an organisation without the entitlement is refused on every governance request (403)", async () => {
+    const d = await createTenant(deps, "d");
+    // The flag alone, as a database restored from before the grant would have it: the check per request still holds.
+    await db.query("UPDATE organizations SET governance_entitled = false WHERE org_id = $1", [d.orgId]);
+    expect(await refusal(rules.governance, headers(d.governanceSession))).toEqual({
       status: 403,
       message: "the organisation does not hold the governance entitlement",
     });

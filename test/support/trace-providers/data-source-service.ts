@@ -2,8 +2,8 @@ import type { Llm } from "@als/ai";
 import { startTestService } from "../service.ts";
 import { createTenant, type Tenant } from "../tenants.ts";
 import { type BraintrustData, startBraintrustServer } from "./braintrust-server.ts";
-import { type LangfuseData, startLangfuseServer } from "./langfuse-server.ts";
-import { type LangsmithData, startLangsmithServer } from "./langsmith-server.ts";
+import { type LangfuseBehaviour, type LangfuseData, startLangfuseServer } from "./langfuse-server.ts";
+import { type LangsmithBehaviour, type LangsmithData, startLangsmithServer } from "./langsmith-server.ts";
 
 /**
  * The service in hosted mode with the three providers' protocol servers standing in for their
@@ -13,13 +13,19 @@ import { type LangsmithData, startLangsmithServer } from "./langsmith-server.ts"
  */
 export async function startDataSourceService(
   name: string,
-  options: { langfuseRegion?: string; llm?: Llm; traffic?: { a: BraintrustData; b: LangfuseData; c: LangsmithData } } = {},
+  options: {
+    langfuseRegion?: string;
+    llm?: Llm;
+    traffic?: { a: BraintrustData; b: LangfuseData; c: LangsmithData };
+    /** Where the deployments differ from the current APIs (an older Langfuse or LangSmith). */
+    behaviour?: { b?: LangfuseBehaviour; c?: LangsmithBehaviour };
+  } = {},
 ) {
   const langfuseRegion = options.langfuseRegion ?? "us";
   const servers = {
     a: await startBraintrustServer(options.traffic?.a),
-    b: await startLangfuseServer(options.traffic?.b),
-    c: await startLangsmithServer(options.traffic?.c),
+    b: await startLangfuseServer(options.traffic?.b, options.behaviour?.b),
+    c: await startLangsmithServer(options.traffic?.c, options.behaviour?.c),
   };
   const svc = await startTestService({
     authMode: "required",

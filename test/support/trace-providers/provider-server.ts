@@ -10,6 +10,12 @@ export interface ReceivedRequest {
   body: unknown;
 }
 
+/** One request and the reply the server gave it: what a check against the provider's definition reads. */
+export interface Exchange {
+  request: ReceivedRequest;
+  reply: ProviderReply;
+}
+
 export interface ProviderReply {
   status: number;
   body: unknown;
@@ -25,11 +31,17 @@ export type ProviderRoute = (request: ReceivedRequest) => ProviderReply;
  */
 export async function startProviderServer(route: ProviderRoute) {
   const received: ReceivedRequest[] = [];
+  const exchanges: Exchange[] = [];
   let limited: { remaining: number; retryAfter: string } = { remaining: 0, retryAfter: "0" };
   let delayMs = 0;
+  let answering: { remaining: number; reply: ProviderReply } = { remaining: 0, reply: { status: 200, body: null } };
   const rateLimited = (): ProviderReply => {
     limited.remaining--;
     return { status: 429, body: { error: "rate limit exceeded" }, headers: { "retry-after": limited.retryAfter } };
+  };
+  const answered = (): ProviderReply => {
+    answering.remaining--;
+    return answering.reply;
   };
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -49,7 +61,8 @@ export async function startProviderServer(route: ProviderRoute) {
       delayMs = 0;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
-    const reply = limited.remaining > 0 ? rateLimited() : route(request);
+    const reply = limited.remaining > 0 ? rateLimited() : answering.remaining > 0 ? answered() : route(request);
+    exchanges.push({ request, reply });
     res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
     res.end(JSON.stringify(reply.body));
   });
@@ -58,8 +71,13 @@ export async function startProviderServer(route: ProviderRoute) {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
+    exchanges,
     rateLimitNext(count: number, retryAfter: string) {
       limited = { remaining: count, retryAfter };
+    },
+    /** The next `count` requests get `reply` instead of their answer: a provider refusing queries, an endpoint gone. */
+    answerNext(count: number, reply: ProviderReply) {
+      answering = { remaining: count, reply };
     },
     /** The next request is answered only after `ms`: a read in flight while a test kills the service. */
     delayNext(ms: number) {

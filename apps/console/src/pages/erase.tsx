@@ -66,7 +66,8 @@ export function ErasePage() {
         <output className="card">
           <p>
             Erasure {operation.purge_id}: <strong>{operation.status}</strong> (phase {operation.phase})
-            {operation.completed_at ? `, completed ${formatTime(operation.completed_at)}` : ""}.
+            {operation.completed_at ? `, completed ${formatTime(operation.completed_at)}` : ""}
+            {operation.physically_removed_at ? `, removed from the database files ${formatTime(operation.physically_removed_at)}` : ""}.
           </p>
           {operation.error_code && <p className="error">Error: {operation.error_code}</p>}
           <ul className="plain">

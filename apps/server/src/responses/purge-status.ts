@@ -24,4 +24,5 @@ export const toPurgeStatus = (operation: PurgeOperationRecord): z.input<typeof P
   created_at: operation.created_at,
   updated_at: operation.updated_at,
   completed_at: operation.status === "succeeded" ? operation.finished_at : null,
+  physically_removed_at: operation.physically_removed_at,
 });

@@ -20,6 +20,7 @@ export const agentPlaybooksEndpoints = defineResource("agentPlaybooks", {
     input: AddAgentPlaybookRequest,
     output: AddAgentPlaybookResponse,
     errors: ["embedding_unavailable"],
+    idempotencyKey: true,
   },
   search: {
     method: "POST",

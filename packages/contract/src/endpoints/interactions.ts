@@ -27,6 +27,7 @@ export const interactionsEndpoints = defineResource("interactions", {
     timeoutMs: PUBLISH_WAIT_MS + 10_000,
     output: PublishInteractionResponse,
     errors: ["admission_timeout", "capacity_deadline_exceeded", "erasure_in_progress"],
+    idempotencyKey: true,
     rateClass: "publish",
   },
   finalizeSession: {

@@ -25,6 +25,7 @@ export const profilesEndpoints = defineResource("profiles", {
     input: AddUserProfileRequest,
     output: AddUserProfileResponse,
     errors: ["embedding_unavailable", "erasure_in_progress"],
+    idempotencyKey: true,
   },
   search: {
     method: "POST",

@@ -59,6 +59,7 @@ export const userPlaybooksEndpoints = defineResource("userPlaybooks", {
     input: AddUserPlaybookRequest,
     output: AddUserPlaybookResponse,
     errors: ["embedding_unavailable", "erasure_in_progress"],
+    idempotencyKey: true,
   },
   get: {
     method: "POST",

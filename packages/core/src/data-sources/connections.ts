@@ -110,6 +110,10 @@ export async function rotateCredential(
     return advanced;
   });
   if (!updated) throw await currentRevisionConflict(deps, scope, input.connection_id, input.revision);
+  // A collection stopped by the provider's refusal of the old credential reads again now.
+  for (const streamId of await dataSourceCollections.wakeConnectionCollections(deps.db, scope, input.connection_id, deps.now())) {
+    await deps.scheduleCollection?.(scope, streamId);
+  }
   return toConnection(updated, stream);
 }
 

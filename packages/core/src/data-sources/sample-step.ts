@@ -4,7 +4,7 @@ import type { CoreDeps } from "../deps.ts";
 import type { StepOutcome } from "../durable/step-outcome.ts";
 import { isoTime } from "../iso-time.ts";
 import { providerOfConnection } from "./provider-access.ts";
-import type { ProviderTrace, TraceProvider } from "./providers/trace-provider.ts";
+import type { FilterExecution, ProviderTrace, TraceProvider } from "./providers/trace-provider.ts";
 import { TraceProviderError } from "./providers/trace-provider-error.ts";
 import { SAMPLE_MAX_RECORDS } from "./samples.ts";
 
@@ -56,7 +56,12 @@ export async function runSampleStep(deps: CoreDeps, scope: Scope, sampleId: stri
     return { next: "done" };
   } catch (error) {
     if (error instanceof TraceProviderError && error.kind !== "unavailable") {
-      const code = error.kind === "credential_refused" ? "credential_refused" : error.kind === "rate_limited" ? "provider_rate_limited" : "provider_not_found";
+      const code = {
+        credential_refused: "credential_refused",
+        rate_limited: "provider_rate_limited",
+        not_found: "provider_not_found",
+        rejected: "provider_rejected",
+      }[error.kind];
       await dataSourceSamples.finishSample(deps.db, scope, sampleId, leaseToken, { status: "failed", code, retry_at: error.retryAt, at: deps.now() });
       return { next: "done" };
     }
@@ -102,12 +107,16 @@ async function readByBuckets(provider: TraceProvider, sample: SampleRecord, proj
   return finished(examples, truncated, buckets, { traces_read: examples.length, buckets: buckets.length, filter_execution: filterExecution }, sample);
 }
 
-/** The others: at most SAMPLE_MAX_PAGES pages of the window, filtered after download. */
+/**
+ * The others: at most SAMPLE_MAX_PAGES pages of the window, in the provider's order (Langfuse's is
+ * newest first); the examples are kept oldest first whatever it was.
+ */
 async function readByPages(provider: TraceProvider, sample: SampleRecord, projectId: string, filters: Filters) {
   const examples: Example[] = [];
   let cursor: string | null = null;
   let pages = 0;
   let truncated = false;
+  let filterExecution: FilterExecution = "after_download";
   do {
     const page = await provider.pageTraces({
       external_project_id: projectId,
@@ -118,13 +127,15 @@ async function readByPages(provider: TraceProvider, sample: SampleRecord, projec
       limit: PAGE_SIZE,
     });
     pages++;
+    filterExecution = page.filter_execution;
     const room = SAMPLE_MAX_RECORDS - examples.length;
     for (const trace of page.traces.slice(0, room)) examples.push(await exampleOf(provider, projectId, trace));
     cursor = page.next_cursor;
     if (page.traces.length > room) truncated = true;
   } while (cursor !== null && pages < SAMPLE_MAX_PAGES && examples.length < SAMPLE_MAX_RECORDS);
   if (cursor !== null) truncated = true;
-  return finished(examples, truncated, [], { traces_read: examples.length, pages_read: pages, filter_execution: "after_download" }, sample);
+  examples.sort((a, b) => a.started_at - b.started_at);
+  return finished(examples, truncated, [], { traces_read: examples.length, pages_read: pages, filter_execution: filterExecution }, sample);
 }
 
 function finished(examples: Example[], truncated: boolean, buckets: unknown[], coverage: Record<string, unknown>, sample: SampleRecord) {
@@ -138,7 +149,7 @@ function finished(examples: Example[], truncated: boolean, buckets: unknown[], c
 
 /** A trace with its related spans, within SAMPLE_EXAMPLE_BYTES: spans go first, then the trace itself. */
 async function exampleOf(provider: TraceProvider, projectId: string, trace: ProviderTrace): Promise<Example> {
-  const spans = await provider.relatedSpans(projectId, trace.id);
+  const spans = await provider.relatedSpans(projectId, trace.id, trace.started_at);
   const whole = { trace_id: trace.id, started_at: trace.started_at, trace: trace.record, spans, truncated: false };
   if (byteLength(whole) <= SAMPLE_EXAMPLE_BYTES) return whole;
   const withoutSpans = { ...whole, spans: [], truncated: true };

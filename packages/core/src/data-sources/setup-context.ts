@@ -54,7 +54,11 @@ const RULES = {
     collection_states: [...COLLECTION_STATES],
     operations: [...COLLECTION_OPERATIONS],
   },
-  traffic_filter_pushdown: { trace_provider_a: "before_pagination_with_local_checks", trace_provider_b: "after_download", trace_provider_c: "after_download" },
+  traffic_filter_pushdown: {
+    trace_provider_a: "before_pagination_with_local_checks",
+    trace_provider_b: "before_pagination_with_local_checks (tags and span name; after_download where read through the legacy endpoints)",
+    trace_provider_c: "after_download",
+  },
   provider_filter_execution: {
     values: [...FILTER_EXECUTIONS],
     pushed_down: ["tags", "span_attributes.name", "exists on any path"],
@@ -73,18 +77,24 @@ const RULES = {
   mapping_scopes: ["current"],
   mapping_versions: [1],
   related_span_layouts: {
-    trace_provider_a: "spans of project_logs sharing root_span_id",
-    trace_provider_b: "observations of the trace",
-    trace_provider_c: "runs of the trace",
+    trace_provider_a: "spans of project_logs sharing root_span_id (BTQL, spans shape, oldest first, cursor pages)",
+    trace_provider_b: "observations of the trace, its root observation included (v2/observations by traceId; legacy: child observations only)",
+    trace_provider_c: "runs of the trace, its root run included (v2/runs/query by trace_id, bounded to a day from the trace's start, oldest first)",
   },
   related_span_correlations: { trace_provider_a: "root_span_id", trace_provider_b: "traceId", trace_provider_c: "trace_id" },
   related_span_limits: {
     trace_provider_a: { spans: BRAINTRUST_SPAN_LIMIT },
     trace_provider_b: { spans: OBSERVATION_PAGE * MAX_OBSERVATION_PAGES },
     trace_provider_c: { spans: SPAN_PAGE * MAX_SPAN_PAGES },
+    example_bytes: 65_536,
   },
-  related_span_fetch: { purpose: "context", outside_candidate_filters: "only as context for an eligible interaction" },
-  sibling_joins: { within: "trace" },
+  related_span_fetch: {
+    purpose: "context",
+    read_for: "sample examples (mapping evidence), each within example_bytes, spans dropped first",
+    not_read_for: "collection: imports map the root record only",
+    outside_candidate_filters: "only as context for an eligible interaction",
+  },
+  sibling_joins: { within: "trace", read_for: "sample examples only" },
   sampling: {
     max_records: 50,
     expiry_seconds: 86_400,

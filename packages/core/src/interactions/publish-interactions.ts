@@ -2,6 +2,7 @@ import { AppError, INTERACTION_FIELDS, type InteractionItem, isEmptyInteraction,
 import { type InteractionInsert, interactions, learning, pipelined, type RequestRecord, requests, type Scope, type Sql } from "@als/db";
 import { getProjectConfig, type ProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
+import { crashAt } from "../durable/crash-at.ts";
 import { noteEvaluationActivity } from "../evaluation/note-session-activity.ts";
 import { noteOutcomeActivity } from "../outcomes/note-outcome-activity.ts";
 import { assignExperimentArm } from "../search/experiment-assignment.ts";
@@ -16,9 +17,13 @@ export interface PublishedRequest {
   warnings: string[];
 }
 
-/** What an importer adds to a publish: a write in the same transaction (a deduplication receipt); throwing rolls the publish back. */
+/**
+ * What a caller adds to a publish: a write in the same transaction (an importer's deduplication
+ * receipt, a client's idempotency key), given the request and the response's warnings; throwing
+ * rolls the publish back.
+ */
 export interface PublishOptions {
-  withinCommit?: (tx: Sql, request: RequestRecord) => Promise<void>;
+  withinCommit?: (tx: Sql, request: RequestRecord, warnings: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -104,12 +109,14 @@ export async function publishInteractions(
         kept.length > 0 && noteEvaluationActivity(deps, tx, scope, config, request, kept),
         kept.length > 0 && noteOutcomeActivity(deps, tx, scope, request, kept),
       ]);
-      await options.withinCommit?.(tx, request);
+      await options.withinCommit?.(tx, request, warnings);
       return { request, interactionIds, evaluationDue, inferenceDue };
     },
     admission.signal,
   );
   const { evaluationDue, inferenceDue, ...committed } = await admission.answer(committing);
+  // Committed, not yet answered: where a lost answer makes a client retry (see answerPublish's idempotency keys).
+  crashAt(deps, "publish.after_commit");
   await deps.scheduleLearning?.(scope, input.user_id);
   if (evaluationDue) await deps.scheduleEvaluation?.(scope, input.session_id);
   if (inferenceDue) await deps.scheduleOutcomeInference?.(scope, input.session_id);

@@ -1,5 +1,5 @@
 import type { NewProfile } from "@als/contract";
-import { type ProfileRecord, profileChangeLog, profiles, type Scope } from "@als/db";
+import { type ProfileRecord, profileChangeLog, profiles, type Scope, type Sql } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
 import { expiryOf } from "./profile-view.ts";
@@ -7,9 +7,14 @@ import { expiryOf } from "./profile-view.ts";
 /**
  * Adds profiles (or replaces those whose profile_id exists), embedding their content first so the
  * write transaction holds no lock while the model runs. Each user's additions land in the change log
- * in the same transaction.
+ * in the same transaction, and so does what `withinCommit` writes.
  */
-export async function addUserProfiles(deps: CoreDeps, scope: Scope, input: NewProfile[]): Promise<ProfileRecord[]> {
+export async function addUserProfiles(
+  deps: CoreDeps,
+  scope: Scope,
+  input: NewProfile[],
+  withinCommit?: (tx: Sql, stored: ProfileRecord[]) => Promise<void>,
+): Promise<ProfileRecord[]> {
   const embeddings = await deps.embedder.embedDocuments(input.map((p) => p.content));
   const now = deps.now();
   const rows = input.map((p, index) => {
@@ -39,6 +44,7 @@ export async function addUserProfiles(deps: CoreDeps, scope: Scope, input: NewPr
       [...byUser].map(([userId, added]) => ({ user_id: userId, request_id: null, added_profiles: added, removed_profiles: [] })),
       now,
     );
+    await withinCommit?.(tx, stored);
     return stored;
   });
 }

@@ -32,7 +32,9 @@ export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase
     parsers: { [types.INT8]: (value: string) => Number(value) },
   });
   // PGlite is one session, so a session setting holds for every query (see drivers/postgres.ts).
-  await db.exec("CREATE EXTENSION IF NOT EXISTS vector; SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 200;");
+  // wal_recycle off: a WAL segment no longer needed is deleted, not renamed for reuse with its old
+  // bytes (an erased user's rows among them) still in it; PGlite's checkpoints run in this session.
+  await db.exec("CREATE EXTENSION IF NOT EXISTS vector; SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 200; SET wal_recycle = off;");
   // A closed database is storage that is gone, not a bug in the query.
   const open = <T>(work: () => Promise<T>): Promise<T> => (db.closed ? Promise.reject(new StorageUnavailableError("PGlite is closed", "connection")) : work());
   const statementMs = timeouts.acquireMs + timeouts.statementMs;

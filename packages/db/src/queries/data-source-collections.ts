@@ -39,6 +39,9 @@ export interface CollectionRecord {
   last_error_code: string | null;
   last_error_message: string | null;
   last_error_at: number | null;
+  /** The provider endpoint the last page came from, and why when it is a fallback. */
+  provider_endpoint: string | null;
+  provider_endpoint_note: string | null;
   next_run_at: number;
   created_at: number;
   updated_at: number;
@@ -49,7 +52,7 @@ const COLUMNS = `stream_id, connection_id, provider, region, external_project_id
   history_start::int AS history_start, history_end::int AS history_end, backfill_status, backfill_cursor, backfill_pages::int AS backfill_pages,
   backfill_limit::int AS backfill_limit, backfill_units::int AS backfill_units, live_watermark::int AS live_watermark,
   live_window_end::int AS live_window_end, live_cursor, live_next_poll_at::int AS live_next_poll_at, live_polled_at::int AS live_polled_at,
-  counts, last_error_code, last_error_message, last_error_at::int AS last_error_at, next_run_at::int AS next_run_at,
+  counts, last_error_code, last_error_message, last_error_at::int AS last_error_at, provider_endpoint, provider_endpoint_note, next_run_at::int AS next_run_at,
   created_at::int AS created_at, updated_at::int AS updated_at`;
 
 /** `counts` with the per-outcome numbers of JSON parameter `delta` added under `phase` (SQL parameter references). */
@@ -68,6 +71,8 @@ export type CollectionInsert = Omit<
   | "last_error_code"
   | "last_error_message"
   | "last_error_at"
+  | "provider_endpoint"
+  | "provider_endpoint_note"
   | "updated_at"
 >;
 
@@ -243,6 +248,24 @@ export async function saveCheckpoint(
           [...params, change.cursor, change.windowEnd, change.watermark, change.nextPollAt, change.polledAt, change.now],
         );
   return saved.length > 0;
+}
+
+/** Makes the active collections of a connection due now (its credential was rotated); their stream ids. */
+export async function wakeConnectionCollections(sql: Sql, scope: Scope, connectionId: string, now: number): Promise<string[]> {
+  const rows = await sql.query<{ stream_id: string }>(
+    `UPDATE data_source_collections SET next_run_at = least(next_run_at, $4)
+      WHERE org_id = $1 AND project_id = $2 AND connection_id = $3 AND state = 'active' RETURNING stream_id`,
+    [scope.orgId, scope.projectId, connectionId, now],
+  );
+  return rows.map((row) => row.stream_id);
+}
+
+/** Records the provider endpoint the collection's pages come from (and the note saying why, for a fallback). */
+export async function recordEndpoint(sql: Sql, scope: Scope, streamId: string, endpoint: string, note: string | null): Promise<void> {
+  await sql.query(
+    `UPDATE data_source_collections SET provider_endpoint = $4, provider_endpoint_note = $5 WHERE org_id = $1 AND project_id = $2 AND stream_id = $3`,
+    [scope.orgId, scope.projectId, streamId, endpoint, note],
+  );
 }
 
 /** Records (or clears, with null) the collection's last error. */

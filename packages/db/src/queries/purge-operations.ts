@@ -2,8 +2,8 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import * as leased from "./leased-runs.ts";
 
-/** Where an erasure stands: its deletes, the final empty check, the audit write, or done. */
-export type PurgePhase = "delete" | "check" | "audit" | "done";
+/** Where an erasure stands: its deletes, the final empty check, the audit write, the removal of its bytes (see physical-removal.ts), or done. */
+export type PurgePhase = "delete" | "check" | "audit" | "physical_removal" | "done";
 
 /** The erasure steps already done (ERASURE_STEPS names), rows removed by table, and the vector outbox mark of the deletes. */
 export interface PurgeProgress {
@@ -23,10 +23,12 @@ export type PurgeOperationRecord = leased.LeasedRunState & {
   phase: PurgePhase;
   progress: PurgeProgress;
   error_detail: string | null;
+  /** When the pass that removed the bytes of its rows ended; null before. */
+  physically_removed_at: number | null;
 };
 
 const COLUMNS = `purge_id, org_id, project_id, subject_ref, request_ref, subject_user_id, actor_ref, phase, progress, status, attempts,
-  error_code, error_detail, result, retry_at, created_at, updated_at, finished_at`;
+  error_code, error_detail, result, retry_at, created_at, updated_at, finished_at, physically_removed_at`;
 
 const PURGES: leased.LeasedRunTable = { name: "purge_operations", id: "purge_id", columns: COLUMNS };
 
@@ -95,11 +97,12 @@ export async function advancePurge(
 
 /**
  * Ends the operation as complete with its counts, forgetting the raw user id (which lifts the write
- * barrier), in the transaction of the audit write. False: the lease was lost; roll back.
+ * barrier), in the transaction of the audit write; its bytes wait for the next physical removal
+ * pass. False: the lease was lost; roll back.
  */
 export async function completePurge(sql: Sql, purgeId: string, leaseToken: string, counts: Record<string, number>, now: number): Promise<boolean> {
   const rows = await sql.query(
-    `UPDATE purge_operations SET status = 'succeeded', phase = 'done', result = $3, subject_user_id = NULL, error_code = NULL,
+    `UPDATE purge_operations SET status = 'succeeded', phase = 'physical_removal', result = $3, subject_user_id = NULL, error_code = NULL,
        error_detail = NULL, lease_token = NULL, retry_at = NULL, finished_at = $4, updated_at = $4
      WHERE purge_id = $1 AND status = 'running' AND lease_token = $2 RETURNING 1`,
     [purgeId, leaseToken, counts, now],

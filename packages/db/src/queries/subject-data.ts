@@ -45,6 +45,7 @@ export const SUBJECT_TABLES = [
   { table: "retrieved_learning_evaluations", key: "result_id", keyType: "bigint" },
   { table: "shadow_comparisons", key: "verdict_id", keyType: "bigint" },
   { table: "outcome_inferences", key: "session_id", keyType: "text" },
+  { table: "idempotency_keys", key: "idempotency_key", keyType: "text" },
 ] as const satisfies readonly SubjectTable[];
 
 export type SubjectSection = (typeof SUBJECT_TABLES)[number]["table"];
@@ -77,6 +78,14 @@ export async function pageSubjectRows(
   return { rows: found.map((each) => each.row), last: found.at(-1)?.page_key ?? null };
 }
 
+/** One step of an erasure: what it deletes (or rewrites without the subject), and the tables it writes. */
+interface ErasureStep {
+  name: string;
+  /** The tables whose rows the step deletes or updates: their old versions hold the subject until vacuumed. */
+  tables: readonly string[];
+  erase: (tx: Sql, scope: Scope, userId: string) => Promise<number>;
+}
+
 /**
  * The steps of an erasure, in order; each deletes one kind of the subject's rows and returns how many,
  * and runs in a transaction of its own (the operation records it as done in that transaction).
@@ -84,9 +93,10 @@ export async function pageSubjectRows(
  * requests opened and the learnings of theirs that searches served, the review decisions about and
  * the aggregation links of their user playbooks (agent playbooks themselves stay).
  */
-export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Scope, userId: string) => Promise<number> }[] = [
+export const ERASURE_STEPS: readonly ErasureStep[] = [
   {
     name: "search_session_served",
+    tables: ["search_session_served"],
     erase: (tx, scope, userId) =>
       countOf(
         tx,
@@ -101,6 +111,7 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
   },
   {
     name: "playbook_review_decisions",
+    tables: ["playbook_review_decisions"],
     erase: (tx, scope, userId) =>
       countOf(
         tx,
@@ -113,6 +124,7 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
   },
   {
     name: "agent_playbook_sources",
+    tables: ["agent_playbook_sources"],
     erase: (tx, scope, userId) =>
       countOf(
         tx,
@@ -124,12 +136,14 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
   },
   ...[...SUBJECT_TABLES.map((each) => each.table), "learning_users"].map((table) => ({
     name: table,
+    tables: [table],
     erase: (tx: Sql, scope: Scope, userId: string) => countOf(tx, `DELETE FROM ${table} WHERE org_id = $1 AND project_id = $2 AND user_id = $3`, scope, userId),
   })),
   {
     // The contract erases the questions the subject's extraction runs raised in every project of
     // the organisation, and with them those runs (this project's went with the tables above).
     name: "human_questions_elsewhere",
+    tables: ["pending_tool_calls", "extraction_runs"],
     erase: async (tx, scope, userId) =>
       (await countOf(tx, "DELETE FROM pending_tool_calls WHERE org_id = $1 AND user_id = $3 AND $2::text IS NOT NULL", scope, userId)) +
       (await countOf(tx, "DELETE FROM extraction_runs WHERE org_id = $1 AND user_id = $3 AND $2::text IS NOT NULL", scope, userId)),
@@ -138,12 +152,14 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
     // Data-source staging of this project: traces held for the subject (pending payloads) go;
     // other projects' stay (the contract's erasure_scope_cleanup).
     name: "data_source_held",
+    tables: ["data_source_held"],
     erase: (tx, scope, userId) => countOf(tx, "DELETE FROM data_source_held WHERE org_id = $1 AND project_id = $2 AND user_id = $3", scope, userId),
   },
   {
     // Import receipts stay as suppressions without the subject (no user, session or request), so a
     // reconnect or a mapping edit does not import the erased traces again.
     name: "data_source_receipts",
+    tables: ["data_source_receipts"],
     erase: (tx, scope, userId) =>
       countOf(
         tx,
@@ -157,6 +173,7 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
     // Samples of this project whose retained records name the subject anywhere lose their records
     // (they read as failed, erased_subject: a fresh sample is needed to validate again).
     name: "data_source_samples",
+    tables: ["data_source_samples"],
     erase: (tx, scope, userId) =>
       countOf(
         tx,
@@ -171,6 +188,7 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
     // Runs that were about the subject alone go; a run that stopped its cursor at the subject moves
     // it to the user before them (the same next user), so no run keeps the id.
     name: "generation_runs",
+    tables: ["generation_runs"],
     erase: async (tx, scope, userId) => {
       const removed = await countOf(tx, `DELETE FROM generation_runs WHERE org_id = $1 AND project_id = $2 AND params->>'userId' = $3`, scope, userId);
       await tx.query(
@@ -183,6 +201,12 @@ export const ERASURE_STEPS: readonly { name: string; erase: (tx: Sql, scope: Sco
     },
   },
 ];
+
+/**
+ * The tables whose files hold the bytes of an erasure's old rows once its steps ran: those the steps
+ * write, and the purge operations themselves (the raw user id, until the operation ends).
+ */
+export const PHYSICAL_REMOVAL_TABLES: readonly string[] = [...new Set([...ERASURE_STEPS.flatMap((step) => step.tables), "purge_operations"])];
 
 async function countOf(tx: Sql, statement: string, scope: Scope, userId: string): Promise<number> {
   return (await tx.query(`${statement} RETURNING 1`, [scope.orgId, scope.projectId, userId])).length;

@@ -1,16 +1,18 @@
 import { endpoints } from "@als/contract";
-import { addUserProfiles } from "@als/core";
+import { addUserProfiles, writeOnce } from "@als/core";
 import { implement } from "../../implement.ts";
+import { onlyUserOf } from "../../responses/only-user-of.ts";
 
 export default implement(endpoints.profiles.add, {
-  async handle({ deps, scope }, input) {
-    const stored = await addUserProfiles(deps, scope, input.user_profiles);
-    return {
-      success: true,
-      message: `Added ${stored.length} profile(s)`,
-      added_count: stored.length,
-      profile_ids: stored.map((p) => p.profile_id),
-      warnings: input.warnings,
-    };
-  },
+  handle: ({ deps, scope, idempotencyKey }, input) =>
+    writeOnce(deps, scope, idempotencyKey, onlyUserOf(input.user_profiles), async (record) => {
+      const answerOf = (stored: { profile_id: string }[]) => ({
+        success: true,
+        message: `Added ${stored.length} profile(s)`,
+        added_count: stored.length,
+        profile_ids: stored.map((p) => p.profile_id),
+        warnings: input.warnings,
+      });
+      return answerOf(await addUserProfiles(deps, scope, input.user_profiles, record && ((tx, stored) => record(tx, answerOf(stored)))));
+    }),
 });

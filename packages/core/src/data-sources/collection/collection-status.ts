@@ -53,7 +53,7 @@ export async function toCollectionStatus(deps: CoreDeps, scope: Scope, stream: S
     stream_revision: stream.revision,
     mapping_revision: collection.mapping_revision,
     filters: collection.filters,
-    filter_execution: filterExecutionOf(collection.provider as DataSourceProvider, collection.filters),
+    filter_execution: filterExecutionOf(collection.provider as DataSourceProvider, collection.filters, collection.provider_endpoint_note !== null),
     backfill: {
       status: collection.backfill_status,
       history_start: collection.history_start,
@@ -77,6 +77,7 @@ export async function toCollectionStatus(deps: CoreDeps, scope: Scope, stream: S
       collection.last_error_code === null
         ? null
         : { code: collection.last_error_code, message: collection.last_error_message ?? "", at: collection.last_error_at ?? collection.updated_at },
+    provider_endpoint: collection.provider_endpoint === null ? null : { endpoint: collection.provider_endpoint, note: collection.provider_endpoint_note },
     evaluation_settings: {
       sampling_rate: config.agent_success_config.sampling_rate,
       retrieved_learning_sampling_rate: config.agent_success_config.retrieved_learning_sampling_rate,

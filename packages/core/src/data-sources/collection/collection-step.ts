@@ -1,3 +1,4 @@
+import type { MappingDefinition } from "@als/contract";
 import { type CollectionRecord, dataSourceCollections, dataSourceHeld, dataSourceReceipts, dataSources, type OutcomeCounts, type Scope } from "@als/db";
 import type { CoreDeps } from "../../deps.ts";
 import { crashAt } from "../../durable/crash-at.ts";
@@ -25,7 +26,23 @@ export const LIVE_SETTLE_SECONDS = 5;
  * traffic about three times.
  */
 export const LIVE_LOOKBACK_SECONDS = 120;
-const RETRY_SECONDS = { rate_limited: 60, credential_refused: 300, unavailable: 30, not_found: 300, unexpected: 10 } as const;
+/** Waits after passing failures: the provider's rate limit (when it names none), an outage, our own. */
+const RETRY_SECONDS = { rate_limited: 60, unavailable: 30, unexpected: 10 } as const;
+/**
+ * Failures waiting does not mend: the provider refused the credential or the query, or the endpoint
+ * or project is gone. The stream stops reading until the operator acts (any operation, a filter
+ * edit, a mapping promotion or a credential rotation makes it due at once); without that it tries
+ * again only after this long, a removed endpoint sooner (a deployment may be mid-upgrade, and each
+ * read tries the fallback endpoints first).
+ */
+export const CONFIGURATION_RETRY_SECONDS = { credential_refused: 24 * 3600, rejected: 24 * 3600, not_found: 6 * 3600 } as const;
+const NEXT_STEP = {
+  credential_refused:
+    "rotate the connection's credential (PUT /connections/{connection_id}/credential) with a key that reaches the external project; the stream reads again at once",
+  rejected:
+    "check the stream's traffic filters and external project against the provider, correct them (PUT /streams/{stream_id}/traffic-filters), then poll_now",
+  not_found: "check that the external project still exists at the provider and that the connection's region is the provider's current one; poll_now once it is",
+} as const;
 
 /**
  * What one collection step leaves for its orchestrator: `again` (more work now), `retry` at a time
@@ -71,8 +88,16 @@ export async function runCollectionStep(
   } catch (error) {
     if (error instanceof LeaseLost) return { next: "done" };
     const at = deps.now();
+    if (error instanceof TraceProviderError && error.kind in CONFIGURATION_RETRY_SECONDS) {
+      const kind = error.kind as keyof typeof CONFIGURATION_RETRY_SECONDS;
+      const retryAt = at + CONFIGURATION_RETRY_SECONDS[kind];
+      const message = `${error.message}. Reading stopped; next step: ${NEXT_STEP[kind]}`;
+      await dataSourceCollections.recordError(deps.db, scope, streamId, { code: `provider_${kind}`, message }, at);
+      return release(retryAt, `Stopped: provider ${kind}, waiting for the operator (or ${new Date(retryAt * 1000).toISOString()})`);
+    }
     if (error instanceof TraceProviderError) {
-      const retryAt = error.kind === "rate_limited" ? (error.retryAt ?? at + RETRY_SECONDS.rate_limited) : at + RETRY_SECONDS[error.kind];
+      const kind = error.kind as "rate_limited" | "unavailable";
+      const retryAt = kind === "rate_limited" ? (error.retryAt ?? at + RETRY_SECONDS.rate_limited) : at + RETRY_SECONDS[kind];
       if (error.kind === "rate_limited") await dataSourceCollections.setConnectionCooldown(deps.db, scope, collection.connection_id, retryAt);
       await dataSourceCollections.recordError(deps.db, scope, streamId, { code: `provider_${error.kind}`, message: error.message }, at);
       return release(retryAt, `Provider ${error.kind}: retrying at ${new Date(retryAt * 1000).toISOString()}`);
@@ -229,12 +254,30 @@ async function readPage(deps: CoreDeps, scope: Scope, collection: CollectionReco
   const connection = await dataSources.findConnection(deps.db, scope, collection.connection_id, deps.now());
   if (!connection) throw new LeaseLost();
   const provider = await providerOfConnection(deps, connection);
-  return provider.pageTraces({
+  const page = await provider.pageTraces({
     external_project_id: collection.external_project_id,
     start: window.start,
     end: window.end,
     filters: collection.filters as TraceFilter[],
     cursor: window.cursor,
     limit: COLLECTION_PAGE_SIZE,
+    metadata_keys: metadataKeysOf(collection.mapping_definition as MappingDefinition),
   });
+  const note = page.endpoint_note ?? null;
+  if (page.endpoint !== undefined && (page.endpoint !== collection.provider_endpoint || note !== collection.provider_endpoint_note)) {
+    await dataSourceCollections.recordEndpoint(deps.db, scope, collection.stream_id, page.endpoint, note);
+  }
+  return page;
+}
+
+/** The metadata keys a mapping reads (`/metadata/<key>...`): read whole where a provider cuts long values. */
+function metadataKeysOf(definition: MappingDefinition): string[] {
+  const keys = new Set<string>();
+  for (const rule of definition.rules ?? []) {
+    for (const field of Object.values(rule.fields ?? {})) {
+      const match = /^\/metadata\/([^/]+)/.exec((field as { path?: string } | undefined)?.path ?? "");
+      if (match) keys.add(match[1]!.replaceAll("~1", "/").replaceAll("~0", "~"));
+    }
+  }
+  return [...keys];
 }

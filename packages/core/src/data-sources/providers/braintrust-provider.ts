@@ -7,16 +7,28 @@ import { TraceProviderError } from "./trace-provider-error.ts";
 const PROJECT_PAGE = 100;
 /** Spans read for one trace. */
 export const BRAINTRUST_SPAN_LIMIT = 1000;
+/** Pages of one trace's spans read at most (a page may be cut short by size). */
+const MAX_SPAN_PAGES = 20;
 
 /**
  * trace_provider_a: Braintrust's REST API. Projects come from `GET /v1/project` (paged with
  * `starting_after`); traces from `POST /btql`, whose query carries the time bounds and the filters
  * it can express, so they apply before pagination (rule 13); every page is checked locally too.
+ * The query pins what the provider's documentation describes differently in different places:
+ * the shape (`spans`: one row per span, not one per whole trace) and the order (oldest first).
+ * A page that carries a cursor is not the last, however short: BTQL cuts pages by size too.
  */
 export function braintrustProvider(baseUrl: string, apiKey: string, now: () => number): TraceProvider {
   const headers = { authorization: `Bearer ${apiKey}` };
   const get = (path: string) => providerRequest(baseUrl, { method: "GET", path, headers }, now);
-  const btql = (query: string) => providerRequest(baseUrl, { method: "POST", path: "/btql", headers, body: { query, fmt: "json" } }, now);
+  const btql = async (lines: string[], cursor: string | null) => {
+    const query = [...lines, ...(cursor ? [`cursor: ${quoted(safeCursor(cursor))}`] : [])].join("\n");
+    const { body, headers: answered } = await providerRequest(baseUrl, { method: "POST", path: "/btql", headers, body: { query, fmt: "json" } }, now);
+    const rows = listIn(body, "data");
+    const next = textOrNull((body as Record<string, unknown>).cursor) ?? answered.get("x-bt-cursor");
+    // An empty page ends the walk even with a cursor (Braintrust's own CLI stops there too).
+    return { rows, next: rows.length === 0 ? null : (next ?? null) };
+  };
 
   return {
     async discoverProjects() {
@@ -40,33 +52,41 @@ export function braintrustProvider(baseUrl: string, apiKey: string, now: () => n
         `created < ${quoted(new Date(request.end * 1000).toISOString())}`,
         ...pushed.clauses,
       ].join(" and ");
-      const lines = [
-        "select: *",
-        `from: project_logs(${quoted(safeId(request.external_project_id))})`,
-        `filter: ${filter}`,
-        `limit: ${request.limit}`,
-        ...(request.cursor ? [`cursor: ${quoted(request.cursor)}`] : []),
-      ];
-      const { body, headers: answered } = await btql(lines.join("\n"));
-      const rows = listIn(body, "data");
+      const { rows, next } = await btql(
+        [
+          "select: *",
+          `from: project_logs(${quoted(safeId(request.external_project_id))}) spans`,
+          `filter: ${filter}`,
+          "sort: created asc",
+          `limit: ${request.limit}`,
+        ],
+        request.cursor,
+      );
       const traces = rows
         .map(toTrace)
         .filter((trace) => trace.started_at >= request.start && trace.started_at < request.end && matchesFilters(trace, request.filters));
-      const cursor = textOrNull((body as Record<string, unknown>).cursor) ?? answered.get("x-bt-cursor");
-      // A short page is the last: Braintrust may still hand a cursor that leads nowhere.
-      return { traces, next_cursor: rows.length < request.limit ? null : (cursor ?? null), filter_execution: pushed.execution };
+      return { traces, next_cursor: next, filter_execution: pushed.execution };
     },
 
     async relatedSpans(externalProjectId, traceId) {
-      const { body } = await btql(
-        [
-          "select: *",
-          `from: project_logs(${quoted(safeId(externalProjectId))})`,
-          `filter: root_span_id = ${quoted(safeId(traceId))}`,
-          `limit: ${BRAINTRUST_SPAN_LIMIT}`,
-        ].join("\n"),
-      );
-      return listIn(body, "data");
+      const spans: Record<string, unknown>[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < MAX_SPAN_PAGES && spans.length < BRAINTRUST_SPAN_LIMIT; page++) {
+        const { rows, next } = await btql(
+          [
+            "select: *",
+            `from: project_logs(${quoted(safeId(externalProjectId))}) spans`,
+            `filter: root_span_id = ${quoted(safeId(traceId))}`,
+            "sort: created asc",
+            `limit: ${BRAINTRUST_SPAN_LIMIT - spans.length}`,
+          ],
+          cursor,
+        );
+        spans.push(...rows);
+        cursor = next;
+        if (cursor === null) break;
+      }
+      return spans;
     },
   };
 }
@@ -109,6 +129,12 @@ function clauseOf(filter: TraceFilter): string | null {
 const PLAIN_VALUE = /^[^'"\\\p{Cc}]*$/u;
 
 const quoted = (value: string) => `'${value}'`;
+
+/** A cursor going back into a query: Braintrust's are base64; a quote would end the literal. */
+function safeCursor(cursor: string): string {
+  if (!/^[A-Za-z0-9+/=_-]{1,4096}$/.test(cursor)) throw new TraceProviderError("unavailable", "the provider handed a cursor that is not one");
+  return cursor;
+}
 
 /** An identifier going into a query: ids Braintrust hands out (UUIDs, span ids) and nothing else. */
 function safeId(id: string): string {

@@ -44,11 +44,16 @@ export async function providerRequest(baseUrl: string, request: ProviderRequest,
         throw new TraceProviderError("unavailable", `the provider's answer to ${request.method} ${request.path} is not JSON`);
       }
     }
-    await response.body?.cancel();
+    const said = await providerMessage(response, request.headers);
+    const endpoint = `${request.method} ${request.path.split("?")[0]}`;
     if (response.status === 401 || response.status === 403) {
-      throw new TraceProviderError("credential_refused", `the provider refused the credential (HTTP ${response.status})`);
+      throw new TraceProviderError("credential_refused", `the provider refused the credential (HTTP ${response.status}${said})`);
     }
-    if (response.status === 404) throw new TraceProviderError("not_found", `the provider has no ${request.path.split("?")[0]} (HTTP 404)`);
+    if (response.status === 404) throw new TraceProviderError("not_found", `the provider has no ${endpoint} (HTTP 404${said})`);
+    if (response.status === 410) throw new TraceProviderError("not_found", `the provider removed ${endpoint} (HTTP 410${said})`);
+    if (response.status === 400 || response.status === 422) {
+      throw new TraceProviderError("rejected", `the provider rejected ${endpoint} (HTTP ${response.status}${said})`);
+    }
     const retryable = response.status === 429 || (response.status === 503 && response.headers.has("retry-after"));
     if (!retryable)
       throw new TraceProviderError("unavailable", `the provider answered HTTP ${response.status} to ${request.method} ${request.path.split("?")[0]}`);
@@ -63,6 +68,41 @@ export async function providerRequest(baseUrl: string, request: ProviderRequest,
     // Core also runs in the Node worker (activities): no Bun.sleep.
     await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
   }
+}
+
+/** Characters of a provider's error message kept: enough to say what it refused. */
+const MESSAGE_CHARS = 300;
+
+/**
+ * What the provider said about a refusal, as `: <message>` (empty when it said nothing readable):
+ * its `message`, `detail`, `error` or `title`, with every credential we sent, and anything shaped
+ * like a provider key, masked.
+ */
+async function providerMessage(response: Response, sent: Record<string, string>): Promise<string> {
+  let text: string;
+  try {
+    text = (await response.text()).slice(0, 4096);
+  } catch {
+    return "";
+  }
+  let message: unknown = text;
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    message = body.message ?? body.detail ?? body.error ?? body.title ?? text;
+  } catch {}
+  let said = typeof message === "string" ? message : JSON.stringify(message);
+  const secrets = Object.values(sent).flatMap((value) => {
+    const [scheme, token] = value.split(" ");
+    const basic = scheme === "Basic" && token ? Buffer.from(token, "base64").toString("utf8").split(":") : [];
+    return [value, ...(token ? [token] : []), ...basic];
+  });
+  for (const secret of secrets) if (secret.length >= 8) said = said.split(secret).join("***");
+  said = said
+    .replace(/\b(sk|pk|lsv2)[-_][A-Za-z0-9_-]{4,}/g, "***")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (said === "") return "";
+  return `: ${said.length > MESSAGE_CHARS ? `${said.slice(0, MESSAGE_CHARS)}...` : said}`;
 }
 
 /** Retry-After as seconds to wait: a number of seconds or an HTTP date (RFC 9110 §10.2.3). */

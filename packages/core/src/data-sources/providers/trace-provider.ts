@@ -55,12 +55,18 @@ export interface TracePageRequest {
   /** Null for the first page; otherwise the `next_cursor` of the page before. */
   cursor: string | null;
   limit: number;
+  /** Metadata keys the reader needs whole, where a provider cuts long metadata values (Langfuse). */
+  metadata_keys?: string[];
 }
 
 export interface TracePage {
   traces: ProviderTrace[];
   next_cursor: string | null;
   filter_execution: FilterExecution;
+  /** The provider endpoint that answered the page (where a provider has more than one). */
+  endpoint?: string;
+  /** Why the page was read from a fallback endpoint, for the stream's status. */
+  endpoint_note?: string;
 }
 
 /**
@@ -73,6 +79,9 @@ export interface TraceProvider {
   discoverProjects(): Promise<ExternalProject[]>;
   /** A page of root traces started in [start, end) that pass every filter. */
   pageTraces(request: TracePageRequest): Promise<TracePage>;
-  /** The spans of one trace in the provider's order (Braintrust and LangSmith include the root span; a Langfuse trace is not one of its observations). */
-  relatedSpans(externalProjectId: string, traceId: string): Promise<Record<string, unknown>[]>;
+  /**
+   * The spans of one trace (root included) in the provider's order. `startedAt` (Unix seconds, the
+   * trace's start) bounds the read where the provider's query needs a time window.
+   */
+  relatedSpans(externalProjectId: string, traceId: string, startedAt: number): Promise<Record<string, unknown>[]>;
 }
