@@ -56,14 +56,14 @@ log.info("listening", { url: `http://${settings.host}:${settings.port}`, mode: s
 
 // One shutdown, however many signals: scripts/serve forwards the SIGTERM (or Ctrl-C) that the process
 // group also received, and a second run would close the database under the first one's last work.
-let shuttingDown: Promise<void> | undefined;
+let shuttingDown = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    shuttingDown ??= (async () => {
-      await app.stop();
-      await accounts.mailer.close();
-      await service.close();
-      process.exit(0);
-    })();
+  process.on(signal, async () => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    await app.stop();
+    await accounts.mailer.close();
+    await service.close();
+    process.exit(0);
   });
 }

@@ -71,9 +71,7 @@ for (const prefix of PREFIXES) {
         const sample = await sampled(prefix, stream.stream_id, { revision: stream.revision, sample_window: WINDOW });
         expect(sample).toMatchObject({ status: "complete", record_count: 5, truncated: false, code: null, stream_revision: stream.revision });
         expect(sample.sample_window).toEqual({ start: "2026-11-01T00:00:00.000Z", end: "2026-11-06T00:00:00.000Z" });
-        expect(sample.records.every((record: { spans: unknown[]; trace: unknown }) => record.spans.length >= source.spans && record.trace !== null)).toBe(
-          true,
-        );
+        expect(sample.records.every((record: { spans: unknown[]; trace: unknown }) => record.spans.length >= source.spans && record.trace !== null)).toBe(true);
         // The first trace's agent also retrieved articles and called a tool: two more spans.
         expect(sample.records.reduce((sum: number, record: { spans: unknown[] }) => sum + record.spans.length, 0)).toBe(5 * source.spans + 2);
         expect(sample.buckets).toHaveLength(source.buckets);

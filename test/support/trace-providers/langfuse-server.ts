@@ -79,7 +79,7 @@ function listObservationsV2(data: LangfuseData, request: ReceivedRequest): Provi
       return bad("filter must be a JSON array of conditions");
     }
     const compiled = conditions.map(compileCondition);
-    const unsupported = compiled.findIndex((condition) => condition === null);
+    const unsupported = compiled.indexOf(null);
     if (unsupported >= 0) return bad(`Invalid filter: ${JSON.stringify(conditions[unsupported])}`);
     matches = (observation, trace) => compiled.every((condition) => condition!(observation, trace));
   } else {
