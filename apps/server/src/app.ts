@@ -1,5 +1,5 @@
-import { AppError, type Endpoint, endpoints, errorCodesOf, rateClassOf } from "@als/contract";
-import { type CoreDeps, RequestTimings, type TrustedProxy } from "@als/core";
+import { AppError, type Endpoint, endpoints, errorCodesOf, rateClassOf, toAppError } from "@als/contract";
+import { type CoreDeps, type MetricsAccess, RequestTimings, type TrustedProxy } from "@als/core";
 import { checkFreeSpace, checkStorage } from "@als/db";
 import {
   type AccountServices,
@@ -19,16 +19,18 @@ import { withBackstop } from "./http/backstop.ts";
 import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/browser-guard.ts";
 import { type ClientAddressOf, clientAddressResolver } from "./http/client-address.ts";
 import { CONSOLE_DIST, serveConsoleFile } from "./http/console-files.ts";
-import { errorResponse, translateError } from "./http/error-response.ts";
+import { errorCodeOf, errorResponse, translateError } from "./http/error-response.ts";
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyFrom } from "./http/idempotency-key-header.ts";
 import { type McpRouteDeps, serveMcp } from "./http/mcp-endpoint.ts";
 import { allowedMethodsIndex } from "./http/method-not-allowed.ts";
+import { serveMetrics } from "./http/metrics-endpoint.ts";
 import { readJsonBody, readPathParams, readQuery, withQueryFields } from "./http/read-input.ts";
 import { toResponseBody } from "./http/response-body.ts";
 import { serverTimingHeader, timingFields } from "./http/server-timing.ts";
 import { parseInput } from "./http/validation.ts";
 import type { Route } from "./implement.ts";
 import type { Logger } from "./logger.ts";
+import { type ApiMetrics, createApiMetrics } from "./metrics/api-metrics.ts";
 import { buildOpenApi, DOCS_PAGE } from "./openapi.ts";
 import { routeList } from "./routes/index.ts";
 import { buildTrpcRouter } from "./trpc.ts";
@@ -61,6 +63,10 @@ export interface AppOptions {
   serverTiming?: boolean;
   /** The built operator console served under /console (default: apps/console/dist, made by scripts/build-console). */
   consoleDir?: string;
+  /** What GET /metrics exposes (default: the metrics of `deps`, without LLM calls, which the composition root meters). */
+  metrics?: ApiMetrics;
+  /** Who may read GET /metrics (METRICS_TOKEN and AUTH_MODE; default open). */
+  metricsAccess?: MetricsAccess;
 }
 
 /** The defaults of an app built without settings (tests, benchmarks), as the settings' own defaults. */
@@ -83,7 +89,7 @@ const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientA
 
 /**
  * The HTTP application: REST under /api, tRPC under /trpc, MCP (Streamable HTTP) at /mcp, OpenAPI at
- * /openapi.json, docs at /docs, the operator console at /console.
+ * /openapi.json, docs at /docs, the operator console at /console, Prometheus metrics at /metrics.
  */
 export function buildApp({
   deps,
@@ -101,6 +107,8 @@ export function buildApp({
   accounts = localAccountServices(log),
   serverTiming = false,
   consoleDir = CONSOLE_DIST,
+  metrics = createApiMetrics(deps),
+  metricsAccess = { kind: "open" },
 }: AppOptions) {
   const limits = { ...DEFAULT_RATE_LIMITS, ...rateLimits };
   const rateLimiter = new RateLimiter(limits);
@@ -143,9 +151,23 @@ export function buildApp({
    * logged at debug level with them. Timings are taken whether or not anyone reads them: a dozen
    * clock readings per request cost far less than deciding per request whether to take them.
    */
-  const finished = (response: Response, request: Request, incoming: IncomingRequest, timings: RequestTimings, startedAt: number): Response => {
+  const finished = (
+    procedure: string,
+    response: Response,
+    request: Request,
+    incoming: IncomingRequest,
+    timings: RequestTimings,
+    startedAt: number,
+  ): Response => {
     timings.since("total", startedAt);
     const stages = timings.list();
+    metrics.requests.observe({
+      procedure,
+      status: response.status,
+      code: errorCodeOf(response),
+      seconds: (performance.now() - startedAt) / 1000,
+      stages,
+    });
     if (serverTiming) response.headers.set("server-timing", serverTimingHeader(stages));
     log.debug("request", {
       correlationId: incoming.correlationId,
@@ -223,13 +245,34 @@ export function buildApp({
     const startedAt = performance.now();
     const incoming = incomingOf(request, server, clientAddressOf);
     const timings = new RequestTimings();
-    return finished(await answer(route, request, params, incoming, timings), request, incoming, timings, startedAt);
+    return finished(route.endpoint.procedure, await answer(route, request, params, incoming, timings), request, incoming, timings, startedAt);
   };
 
-  // tRPC answers carry no Server-Timing: its calls are timed for nobody.
+  /** A request outside the declared endpoints, counted under a fixed name (its path may carry anything). */
+  const counted = async (procedure: string, answering: Promise<Response>): Promise<Response> => {
+    const startedAt = performance.now();
+    const response = await answering;
+    metrics.requests.observe({ procedure, status: response.status, code: errorCodeOf(response), seconds: (performance.now() - startedAt) / 1000, stages: [] });
+    return response;
+  };
+
+  // tRPC answers carry no Server-Timing: its calls are timed for nobody, but counted under their procedure.
   const trpcRouter = buildTrpcRouter(
     routeList,
-    async (route, incoming, input) => run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input, incoming),
+    async (route, incoming, input) => {
+      const startedAt = performance.now();
+      const observe = (status: number, code: string | undefined) =>
+        metrics.requests.observe({ procedure: route.endpoint.procedure, status, code, seconds: (performance.now() - startedAt) / 1000, stages: [] });
+      try {
+        const output = await run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input, incoming);
+        observe(route.endpoint.successStatus ?? 200, undefined);
+        return output;
+      } catch (error) {
+        const { appError } = toAppError(error, incoming.correlationId);
+        observe(appError.status, appError.code);
+        throw error;
+      }
+    },
     log,
   );
   const openApi = buildOpenApi(
@@ -246,16 +289,22 @@ export function buildApp({
 
   const app = new Elysia()
     .onRequest(browserGuard(browser))
-    .get("/health", async ({ request }) => {
-      try {
-        // A write, not a read: a full disk or a read-only database must fail the health check too.
-        await checkStorage(deps.db, healthTimeoutMs);
-        if (healthDisk) await checkFreeSpace(healthDisk.directory, healthDisk.minFreeBytes);
-      } catch (error) {
-        return errorResponse(translateError(error, request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(), log));
-      }
-      return { status: "ok", mode, storage: deps.db.kind, embedding_model: deps.embedder.modelId };
-    })
+    .get("/health", ({ request }) =>
+      counted(
+        "health",
+        (async () => {
+          try {
+            // A write, not a read: a full disk or a read-only database must fail the health check too.
+            await checkStorage(deps.db, healthTimeoutMs);
+            if (healthDisk) await checkFreeSpace(healthDisk.directory, healthDisk.minFreeBytes);
+          } catch (error) {
+            return errorResponse(translateError(error, request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(), log));
+          }
+          return Response.json({ status: "ok", mode, storage: deps.db.kind, embedding_model: deps.embedder.modelId });
+        })(),
+      ),
+    )
+    .get("/metrics", ({ request }) => serveMetrics(metricsAccess, metrics.registry, request.headers.get("authorization")))
     .get("/openapi.json", () => openApi)
     .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }))
     .get("/console", ({ request }) => serveConsoleFile(consoleDir, new URL(request.url).pathname))
@@ -278,25 +327,32 @@ export function buildApp({
     )
     .all(
       "/mcp",
-      async ({ request, server }) => {
-        const incoming = incomingOf(request, server, clientAddressOf);
-        try {
-          // The body under REST's limits on size, media type and encoding, read before the door so
-          // the rate limit counts only requests that could be served.
-          const body = request.method === "POST" ? await readJsonBody(request, maxBodyBytes) : undefined;
-          return await serveMcp(mcpRoute, request, incoming, body);
-        } catch (error) {
-          return errorResponse(translateError(error, incoming.correlationId, log));
-        }
-      },
+      ({ request, server }) =>
+        counted(
+          "mcp",
+          (async () => {
+            const incoming = incomingOf(request, server, clientAddressOf);
+            try {
+              // The body under REST's limits on size, media type and encoding, read before the door so
+              // the rate limit counts only requests that could be served.
+              const body = request.method === "POST" ? await readJsonBody(request, maxBodyBytes) : undefined;
+              return await serveMcp(mcpRoute, request, incoming, body);
+            } catch (error) {
+              return errorResponse(translateError(error, incoming.correlationId, log));
+            }
+          })(),
+        ),
       { parse: "none" },
     )
     .onError(({ code, request }) => {
       if (code !== "NOT_FOUND") return;
       const { pathname } = new URL(request.url);
       const allow = allowedMethods(pathname);
-      if (allow) return errorResponse(new AppError("method_not_allowed", `${request.method} is not served at ${pathname}; use ${allow}`), { allow });
-      return errorResponse(new AppError("not_found", `no endpoint ${request.method} ${pathname}`));
+      const response = allow
+        ? errorResponse(new AppError("method_not_allowed", `${request.method} is not served at ${pathname}; use ${allow}`), { allow })
+        : errorResponse(new AppError("not_found", `no endpoint ${request.method} ${pathname}`));
+      metrics.requests.observe({ procedure: "unmatched", status: response.status, code: errorCodeOf(response), seconds: 0, stages: [] });
+      return response;
     });
   for (const route of routeList) {
     app.route(

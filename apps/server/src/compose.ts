@@ -16,6 +16,7 @@ import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { Client, Connection } from "@temporalio/client";
 import { CoalescedSignals } from "./coalesced-signals.ts";
 import type { Logger } from "./logger.ts";
+import { createApiMetrics } from "./metrics/api-metrics.ts";
 
 /**
  * The composition root: the domain dependencies built from the settings (see createCoreDeps), and
@@ -25,6 +26,9 @@ import type { Logger } from "./logger.ts";
 export async function composeService(settings: Settings, log: Logger) {
   const graph = await createCoreDeps(settings, log);
   const { deps } = graph;
+  // Before anything holds the LLM: every call of the process (the reconciler's, a search's reformulation) is counted.
+  const metrics = createApiMetrics(deps);
+  if (deps.llm) deps.llm = metrics.meterLlm(deps.llm);
   const mode = settings.storage.kind === "postgres" ? ("full" as const) : ("embedded" as const);
   let reconciler: Reconciler | undefined;
   let connection: Connection | undefined;
@@ -51,7 +55,9 @@ export async function composeService(settings: Settings, log: Logger) {
     deps,
     mode,
     reconciler,
+    metrics,
     async close() {
+      metrics.close();
       keyPruning.stop();
       await keyPruning.idle();
       reconciler?.stop();

@@ -38,6 +38,8 @@ const app = buildApp({
   rateLimits: settings.identity.rateLimits,
   trustedProxies: settings.identity.trustedProxies,
   accounts,
+  metrics: service.metrics,
+  metricsAccess: settings.metrics,
 });
 try {
   // Bun refuses bodies past its own limit before the app sees them; the app answers 413 with the contract's body just above ours.

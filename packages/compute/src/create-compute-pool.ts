@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { type ClusterEmbeddingsInput, clusterEmbeddings } from "./cluster-embeddings.ts";
 import type { EmbedTextsInput, EmbedTextsOutput } from "./embed-texts-task.ts";
+import { noteEmbeddingBatch, trackEmbeddingPool } from "./embedding-pool-activity.ts";
 import type { ScorePairsInput, ScorePairsOutput } from "./score-pairs-task.ts";
 
 export interface ComputePoolOptions {
@@ -102,8 +103,10 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
   // tasks (query embeddings) are run together.
   let embedding = 0;
   const embedQueue: QueuedEmbedding[] = [];
+  const untrack = trackEmbeddingPool(() => ({ threads, running: embedding, queued: embedQueue.length }));
   const runEmbedding = (input: EmbedTextsInput): Promise<EmbedTextsOutput> => {
     embedding++;
+    noteEmbeddingBatch(input.texts.length);
     const task = pool.run(input) as Promise<EmbedTextsOutput>;
     task.then(nextEmbedding, nextEmbedding);
     return task;
@@ -154,6 +157,7 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
   }
 
   async function shutDown(): Promise<void> {
+    untrack();
     await Promise.allSettled(running);
     const exited = Promise.all(pool.threads.map((worker) => once(worker, "exit")));
     const channel = new BroadcastChannel(closeChannel);

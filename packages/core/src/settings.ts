@@ -190,6 +190,13 @@ const Environment = z.object({
       }
     }),
   /**
+   * The bearer token GET /metrics asks for. With AUTH_MODE=required (hosted) and no token, /metrics
+   * is off (404): it tells how the service is loaded. With AUTH_MODE=local it is open unless a token is set.
+   */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** The worker serves GET /metrics on this port (its activities and Temporal's SDK metrics); unset: no listener. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
    * Crash tests only: comma-separated points of durable work (see crashAt) where this process kills
    * itself with SIGKILL, to prove that what it accepted completes after a restart. Unset in service.
    */
@@ -266,6 +273,8 @@ export function loadSettings(env: Record<string, string | undefined>) {
       ...(e.OUTCOME_INFERENCE_QUIET_SECONDS !== undefined && { outcomeQuietSeconds: e.OUTCOME_INFERENCE_QUIET_SECONDS }),
     } satisfies LearningSettings,
     crashPoints: new Set(listOf(e.CRASH_POINTS)) as ReadonlySet<string>,
+    metrics: metricsAccess(e),
+    workerMetricsPort: e.WORKER_METRICS_PORT,
     dataSources: {
       providerBaseUrls: e.TRACE_PROVIDER_BASE_URLS,
       ...(e.DATA_SOURCE_CREDENTIAL_KEY && { credentialKey: e.DATA_SOURCE_CREDENTIAL_KEY }),
@@ -276,6 +285,14 @@ export function loadSettings(env: Record<string, string | undefined>) {
       ...(e.EXPOSURE_RECEIPT_SECRET && { exposureReceiptSecret: e.EXPOSURE_RECEIPT_SECRET }),
     } satisfies SearchSettings,
   };
+}
+
+/** Who may read /metrics: anyone (`open`), the holder of a bearer token, or nobody (`off`). */
+export type MetricsAccess = { kind: "open" } | { kind: "token"; token: string } | { kind: "off" };
+
+function metricsAccess(e: z.infer<typeof Environment>): MetricsAccess {
+  if (e.METRICS_TOKEN) return { kind: "token", token: e.METRICS_TOKEN };
+  return e.AUTH_MODE === "required" ? { kind: "off" } : { kind: "open" };
 }
 
 function vectorIndexSettings(e: z.infer<typeof Environment>): VectorIndexSettings | undefined {

@@ -17,6 +17,14 @@ export function translateError(error: unknown, correlationId: string, log: Logge
   return appError;
 }
 
+/** The error code each error answer was made for, so the request metrics count answers by code without reading bodies. */
+const codeOfAnswer = new WeakMap<Response, string>();
+
+/** The error code `response` answers with (see errorResponse), or undefined for an answer that is not an error. */
+export function errorCodeOf(response: Response): string | undefined {
+  return codeOfAnswer.get(response);
+}
+
 /**
  * The error's body and status; an error with a `retry_after` detail (seconds) also sends it as
  * Retry-After, and a 401 names the scheme it wants (WWW-Authenticate, RFC 9110).
@@ -28,5 +36,7 @@ export function errorResponse(error: AppError, headers?: Record<string, string>)
     ...(typeof retryAfter === "number" && { "retry-after": String(retryAfter) }),
     ...(error.code === "unauthorized" && { "www-authenticate": 'Bearer realm="agent-learning-service"' }),
   };
-  return Response.json(errorBody(error), { status: error.status, headers: all });
+  const response = Response.json(errorBody(error), { status: error.status, headers: all });
+  codeOfAnswer.set(response, error.code);
+  return response;
 }

@@ -42,6 +42,11 @@ class PublishSlots {
 
   constructor(readonly settings: PublishAdmissionSettings) {}
 
+  /** Slots taken and publishes waiting for one, now. */
+  state(): AdmissionState {
+    return { concurrency: this.settings.concurrency, taken: this.taken, waiting: this.waiting.length };
+  }
+
   /** A slot's release function, or undefined when none came free before `deadline` (performance.now()). */
   take(deadline: number): Promise<(() => void) | undefined> {
     if (this.taken < this.settings.concurrency) {
@@ -81,6 +86,18 @@ class PublishSlots {
 
 /** One database is one process's publish path: its slots are shared by every publish of the process. */
 const slotsOf = new WeakMap<Database, PublishSlots>();
+
+/** A process's admission now (read when metrics are scraped). */
+export interface AdmissionState {
+  concurrency: number;
+  taken: number;
+  waiting: number;
+}
+
+/** The publish admission of the process whose database is `db`; undefined before its first publish. */
+export function publishAdmissionState(db: Database): AdmissionState | undefined {
+  return slotsOf.get(db)?.state();
+}
 
 /**
  * A publish that holds a slot. As TransactionOptions its signal stops the publish's transaction at

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { Database } from "@als/db";
 import { type CoreDeps, DEFAULT_SEARCH_CONCURRENCY } from "../deps.ts";
+import type { AdmissionState } from "../interactions/publish-admission.ts";
 import { asViewOf } from "../process-database.ts";
 import type { RequestTimings } from "../request-timings.ts";
 import { SEARCH_DEADLINE_MS } from "../settings.ts";
@@ -76,6 +77,11 @@ class SearchSlots {
   private readonly samples: { at: number; paceMs: number }[] = [];
 
   constructor(readonly concurrency: number) {}
+
+  /** Slots taken and searches waiting for one, now. */
+  state(): AdmissionState {
+    return { concurrency: this.concurrency, taken: this.taken, waiting: this.waiting.length };
+  }
 
   /** A slot's release function, or undefined when the search could not finish by `deadline` (shed). */
   take(deadline: number, signal: AbortSignal): Promise<(() => void) | undefined> {
@@ -168,6 +174,11 @@ class SearchSlots {
 
 /** One database is one process: its search slots are shared by every search of the process. */
 const slotsOf = new WeakMap<Database, SearchSlots>();
+
+/** The search admission of the process whose database is `db`; undefined before its first search. */
+export function searchAdmissionState(db: Database): AdmissionState | undefined {
+  return slotsOf.get(db)?.state();
+}
 
 export interface SearchAdmissionOptions {
   /** The search's deadline, for judging whether it can still finish in time; default SEARCH_DEADLINE_MS. */

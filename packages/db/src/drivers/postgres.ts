@@ -1,6 +1,7 @@
 import net from "node:net";
 import postgres from "postgres";
 import { asStorageError, type Database, DEFAULT_STORAGE_TIMEOUTS, type Sql, type StorageTimeouts, storageTimeout } from "../driver.ts";
+import { withPoolStats } from "../pool-stats.ts";
 import { classifyStorageError } from "../storage-failure.ts";
 
 export interface PostgresOptions {
@@ -90,9 +91,12 @@ export function openPostgres(options: PostgresOptions): Database {
     socket.on("end", () => socket.destroy());
     return socket;
   };
+  const maxConnections = options.maxConnections ?? 10;
+  /** The pooled calls under way (statements outside transactions, and transactions), each saying whether it holds a connection yet. */
+  const holding = new Set<() => boolean>();
   const openPool = () =>
     postgres(options.url, {
-      max: options.maxConnections ?? 10,
+      max: maxConnections,
       onnotice: () => {},
       // A socket factory is a postgres.js option its type declarations leave out.
       ...({ socket: connectSocket } as object),
@@ -158,10 +162,12 @@ export function openPostgres(options: PostgresOptions): Database {
       // for the ranked searches cost more than executing them (bench/unified-search.ts).
       const query = on.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[], { prepare: true });
       const sent = () => (query as unknown as { state: unknown }).state != null;
+      if (pooled) holding.add(sent);
       const end = owner.begin();
       const acquireTimer = pooled
         ? setTimeout(() => {
             if (sent()) return;
+            holding.delete(sent);
             reject(storageTimeout("no database connection", timeouts.acquireMs));
             query.cancel();
             retireIfStalled(owner);
@@ -169,6 +175,7 @@ export function openPostgres(options: PostgresOptions): Database {
         : undefined;
       const answerMs = (pooled ? timeouts.acquireMs : 0) + timeouts.statementMs + STATEMENT_GRACE_MS;
       const answerTimer = setTimeout(() => {
+        holding.delete(sent);
         reject(storageTimeout("no answer from the database", answerMs));
         retire(owner);
       }, answerMs);
@@ -180,6 +187,7 @@ export function openPostgres(options: PostgresOptions): Database {
       unanswered?.add(abandon);
       query.then(
         (rows) => {
+          holding.delete(sent);
           unanswered?.delete(abandon);
           end(true);
           clearTimeout(acquireTimer);
@@ -187,6 +195,7 @@ export function openPostgres(options: PostgresOptions): Database {
           resolve(rows as unknown as T[]);
         },
         (error: unknown) => {
+          holding.delete(sent);
           unanswered?.delete(abandon);
           end(classifyStorageError(error) === undefined);
           clearTimeout(acquireTimer);
@@ -196,7 +205,7 @@ export function openPostgres(options: PostgresOptions): Database {
       );
     });
 
-  return {
+  const database: Database = {
     kind: "postgres",
     query: (text, params) => run(pool.sql, pool, text, params, true),
     exec: async (script) => void (await run(pool.sql, pool, script, undefined, true)),
@@ -205,6 +214,8 @@ export function openPostgres(options: PostgresOptions): Database {
       const signal = transactionOptions?.signal;
       const end = owner.begin();
       let started = false;
+      const holds = () => started;
+      holding.add(holds);
       let abandoned = false;
       let expire: (error: unknown) => void = () => {};
       const expired = new Promise<never>((_, reject) => {
@@ -258,6 +269,7 @@ export function openPostgres(options: PostgresOptions): Database {
       } catch (error) {
         throw asStorageError(error);
       } finally {
+        holding.delete(holds);
         clearTimeout(acquireTimer);
         clearTimeout(commitTimer);
       }
@@ -267,4 +279,5 @@ export function openPostgres(options: PostgresOptions): Database {
       await pool.sql.end({ timeout: 5 });
     },
   };
+  return withPoolStats(database, maxConnections, holding);
 }
