@@ -1,7 +1,9 @@
+import type { Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import {
   type BackgroundLoop,
   createCoreDeps,
+  registerProcessMetrics,
   type Settings,
   schedulePendingLearning,
   startDocumentExpansionLoop,
@@ -12,7 +14,10 @@ import { scheduleThroughTemporal } from "@als/workflows/schedule-through-tempora
 import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
+import { Registry } from "prom-client";
 import { createActivities } from "./activities.ts";
+import { activityMetrics } from "./activity-metrics.ts";
+import { startMetricsListener } from "./metrics-listener.ts";
 import { registerSearchAttributes } from "./register-search-attributes.ts";
 import { scheduleActiveCollections } from "./schedule-active-collections.ts";
 import { scheduleUnfinishedEvaluationJobs, scheduleWaitingEvaluations, scheduleWaitingInferences } from "./schedule-evaluation-work.ts";
@@ -37,7 +42,12 @@ export interface RunningWorker {
  * the workflows and activities on the task queue, then schedules the re-embedding the current model
  * calls for, the learning that publishes left pending, and the durable runs left unfinished.
  */
-export async function startWorker(settings: Settings, log: Logger): Promise<RunningWorker> {
+export interface WorkerOptions {
+  /** The Temporal SDK's Prometheus exporter (see main.ts), served after the worker's own metrics. */
+  temporalMetricsUrl?: string;
+}
+
+export async function startWorker(settings: Settings, log: Logger, options: WorkerOptions = {}): Promise<RunningWorker> {
   const { storage, temporal } = settings;
   if (storage.kind !== "postgres" || temporal === undefined) {
     throw new Error("the worker serves full mode; set DATABASE_URL and TEMPORAL_ADDRESS");
@@ -46,6 +56,26 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   const vectorIndex = settings.vectorIndex?.kind === "qdrant" ? settings.vectorIndex : undefined;
   const graph = await createCoreDeps({ ...settings, vectorIndex }, log);
   const { deps } = graph;
+  // Before the activities hold the LLM: every call of the worker is counted.
+  const registry = new Registry();
+  const processMetrics = registerProcessMetrics(registry, deps.db);
+  if (deps.llm) deps.llm = processMetrics.meterLlm(deps.llm);
+  let metricsListener: Server | undefined;
+  if (settings.workerMetricsPort !== undefined) {
+    try {
+      metricsListener = await startMetricsListener({
+        host: settings.host,
+        port: settings.workerMetricsPort,
+        access: settings.metrics,
+        registry,
+        ...(options.temporalMetricsUrl && { temporalMetricsUrl: options.temporalMetricsUrl }),
+      });
+    } catch (error) {
+      await graph.close();
+      throw new Error(`cannot serve metrics on ${settings.host}:${settings.workerMetricsPort}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    log.info("metrics listening", { url: `http://${settings.host}:${settings.workerMetricsPort}/metrics` });
+  }
   // Every worker drains the vector outbox; its drain lock lets one at a time push.
   const vectorSync: VectorSyncLoop | undefined =
     deps.vectorIndex &&
@@ -57,17 +87,21 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   const client = new Client({ connection, namespace: temporal.namespace });
   // The steps schedule work too (a collection step, its imported users' learning and sessions' evaluations).
   scheduleThroughTemporal(deps, client, temporal.taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) }));
+  const activities = createActivities(deps, { searchAttributes: await registerSearchAttributes(connection, temporal.namespace, log) });
   const worker = await Worker.create({
     connection,
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities(deps, { searchAttributes: await registerSearchAttributes(connection, temporal.namespace, log) }),
+    activities,
+    interceptors: { activity: [activityMetrics(registry, new Set(Object.keys(activities)))] },
     // Every activity but re-embedding is a step that waits on the LLM: run as many at once as the
     // provider takes calls (LLM_CONCURRENCY), the embedded reconciler's number of learning lanes.
     maxConcurrentActivityTaskExecutions: settings.learning.concurrency,
   });
   const finished = worker.run().finally(async () => {
+    metricsListener?.close();
+    processMetrics.close();
     vectorSync?.stop();
     documentExpansion?.stop();
     await vectorSync?.idle();

@@ -16,7 +16,7 @@ export function requiredEnv(name: string): string {
 }
 
 /** A worker as its own process, as in production, so a test can kill it outright. */
-export function spawnWorker(options: { databaseUrl: string; taskQueue: string; llmBaseUrl: string }): ChildProcess {
+export function spawnWorker(options: { databaseUrl: string; taskQueue: string; llmBaseUrl: string; env?: Record<string, string> }): ChildProcess {
   return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
     cwd: ROOT,
     env: {
@@ -30,6 +30,7 @@ export function spawnWorker(options: { databaseUrl: string; taskQueue: string; l
       LLM_MODEL: "scripted-model",
       LLM_CONTEXT_WINDOW_TOKENS: "128000",
       LOG_LEVEL: "error",
+      ...options.env,
     },
     stdio: ["ignore", "inherit", "inherit"],
   });

@@ -85,6 +85,7 @@ export * from "./learning/stall-state.ts";
 export * from "./learning/wait-for-publish-learning.ts";
 export { LAG_BUCKETS_S, registerBacklogMetrics } from "./metrics/backlog-metrics.ts";
 export { type LlmCallMetrics, meteredLlm, registerLlmCallMetrics } from "./metrics/metered-llm.ts";
+export { checkMetricsAccess } from "./metrics/metrics-access.ts";
 export { type ProcessMetrics, registerProcessMetrics } from "./metrics/process-metrics.ts";
 export { previewConversation } from "./onboarding/conversation-preview.ts";
 export { updateOnboarding } from "./onboarding/onboarding-actions.ts";
