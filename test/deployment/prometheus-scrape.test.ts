@@ -106,6 +106,14 @@ describe("Prometheus scrapes the API and the worker", () => {
     await queryUntil('als_db_pool_max_connections{job="worker"}', (values) => values[0] === 10);
   });
 
+  test("an API process killed and started again is scraped again; the backlog it reads from the database is still there", async () => {
+    await deployment.restartServer();
+    // The restarted process's counters start from zero: nothing it answered before the kill is counted.
+    await queryUntil('sum(als_http_requests_total{job="api", procedure="interactions.publish"}) or vector(0)', (values) => values[0] === 0);
+    await queryUntil('up{job="api"}', (values) => values[0] === 1);
+    await queryUntil('als_learning_waiting_users{job="api"}', (values) => values[0] === 1);
+  });
+
   test("the alert rules load and evaluate without error; promtool accepts them; the operations page shows them", async () => {
     const rules = await until(async () => {
       const response = await fetch(`${prometheusUrl}/api/v1/rules`, { signal: AbortSignal.timeout(5_000) });

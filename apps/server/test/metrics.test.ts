@@ -7,6 +7,7 @@ import { type MetricSample, parseMetricsText, sampleValue } from "../../../test/
 import { registerProject } from "../../../test/support/register-project.ts";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
+import { bearer, createTenant } from "../../../test/support/tenants.ts";
 import { buildApp } from "../src/app.ts";
 import { createLogger } from "../src/logger.ts";
 
@@ -165,6 +166,16 @@ describe("who may read /metrics", () => {
     const read = await scrape(app, { authorization: "Bearer metrics-token-0123456789" });
     expect(read.status).toBe(200);
     expect(read.text).toContain("als_http_requests_total");
+  });
+
+  test("a tenant's credentials are not the metrics token: its API key and its owner's session answer 401", async () => {
+    const tenant = await createTenant(svc.deps);
+    const app = appWith({ kind: "token", token: "metrics-token-0123456789" });
+    for (const credential of [tenant.fullKey, tenant.loginSession, tenant.governanceSession]) {
+      const read = await scrape(app, bearer(credential));
+      expect(read.status).toBe(401);
+      expect(read.text).not.toContain("als_");
+    }
   });
 
   test("off, /metrics is not served at all", async () => {
