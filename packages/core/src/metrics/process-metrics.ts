@@ -1,7 +1,7 @@
 import type { Llm } from "@als/ai";
 import { embeddingPoolsState, onEmbeddingBatch } from "@als/compute";
 import { type Database, poolStatsOf } from "@als/db";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { meteredLlm, registerLlmCallMetrics } from "./metered-llm.ts";
 
 /** The metrics every process of the service exposes, registered on a registry of its own. */
@@ -15,6 +15,21 @@ export interface ProcessMetrics {
 /** Texts per embedding task: one query alone, queries run together, documents batched by length. */
 const BATCH_TEXT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
 
+let runtimeMetrics: Registry | undefined;
+
+/**
+ * The runtime's own metrics, collected once per process however many registries show them: each
+ * collection samples the event loop on a timer of its own, and a process building several apps (the
+ * tests) would otherwise run one per app.
+ */
+function processRuntimeMetrics(): Registry {
+  if (!runtimeMetrics) {
+    runtimeMetrics = new Registry();
+    collectDefaultMetrics({ register: runtimeMetrics });
+  }
+  return runtimeMetrics;
+}
+
 /**
  * Registers on `registry` what every process has: the runtime's own metrics (CPU, memory, event loop,
  * handles), the database pool (PostgreSQL: connections in use, calls waiting for one, failures by
@@ -22,7 +37,8 @@ const BATCH_TEXT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
  * (see meteredLlm). Pool figures are read from the pools when scraped; nothing is sampled in between.
  */
 export function registerProcessMetrics(registry: Registry, db: Database): ProcessMetrics {
-  collectDefaultMetrics({ register: registry });
+  const runtime = processRuntimeMetrics();
+  for (const { name } of runtime.getMetricsAsArray()) registry.registerMetric(runtime.getSingleMetric(name)!);
   const pool = poolStatsOf(db);
   if (pool) {
     new Gauge({ name: "als_db_pool_max_connections", help: "Connections the database pool opens at most.", registers: [registry] }).set(pool.max);
