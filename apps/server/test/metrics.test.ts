@@ -88,8 +88,10 @@ describe("GET /metrics", () => {
     expect(sampleValue(samples, "process_resident_memory_bytes")).toBeGreaterThan(0);
     if (testMode === "full") {
       expect(sampleValue(samples, "als_db_pool_max_connections")).toBe(10);
+      // The reconciler and this scrape's own backlog read may hold or await connections now
+      // (packages/db/test/pool-stats.test.ts pins the figures down).
       expect(sampleValue(samples, "als_db_pool_in_use")).toBeGreaterThanOrEqual(0);
-      expect(sampleValue(samples, "als_db_pool_waiting")).toBe(0);
+      expect(sampleValue(samples, "als_db_pool_waiting")).toBeGreaterThanOrEqual(0);
     } else {
       // PGlite is one engine inside the process, not a pool.
       expect(sampleValue(samples, "als_db_pool_max_connections")).toBeUndefined();
