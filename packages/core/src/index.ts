@@ -4,6 +4,7 @@ export * from "./aggregation/operations.ts";
 export * from "./aggregation/run-playbook-aggregation.ts";
 export { DEFAULT_AGGREGATION_DEFINITION } from "./aggregation/summarize-cluster.ts";
 export { type BackgroundLoop, startBackgroundLoop } from "./background-loop.ts";
+export { rejectAtDeadline } from "./concurrency/deadline.ts";
 export * from "./config/config-view.ts";
 export * from "./config/invalidate-cache.ts";
 export { OFFLINE_TUNER_OVERLAY } from "./config/offline-tuner.ts";

@@ -1,4 +1,6 @@
 import type { Database, TransactionOptions } from "@als/db";
+import { rejectAtDeadline } from "../concurrency/deadline.ts";
+import { Slots } from "../concurrency/slots.ts";
 import { type CoreDeps, DEFAULT_PUBLISH_ADMISSION, type PublishAdmissionSettings } from "../deps.ts";
 
 /**
@@ -35,52 +37,8 @@ export class AdmissionTimeoutError extends Error {
   }
 }
 
-/** The slots of one process's publishes: at most `concurrency` taken, the rest wait in turn. */
-class PublishSlots {
-  private taken = 0;
-  private readonly waiting: { grant: () => void }[] = [];
-
-  constructor(readonly settings: PublishAdmissionSettings) {}
-
-  /** A slot's release function, or undefined when none came free before `deadline` (performance.now()). */
-  take(deadline: number): Promise<(() => void) | undefined> {
-    if (this.taken < this.settings.concurrency) {
-      this.taken++;
-      return Promise.resolve(this.releaser());
-    }
-    return new Promise((resolve) => {
-      const waiter = {
-        grant: () => {
-          clearTimeout(timer);
-          resolve(this.releaser());
-        },
-      };
-      const timer = setTimeout(
-        () => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          resolve(undefined);
-        },
-        Math.max(0, deadline - performance.now()),
-      );
-      this.waiting.push(waiter);
-    });
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      // The slot passes straight to the next waiter, so the count stays taken.
-      const next = this.waiting.shift();
-      if (next) next.grant();
-      else this.taken--;
-    };
-  }
-}
-
-/** One database is one process's publish path: its slots are shared by every publish of the process. */
-const slotsOf = new WeakMap<Database, PublishSlots>();
+/** One database is one process's publish path: its slots (and the settings they were made for) serve every publish of the process. */
+const slotsOf = new WeakMap<Database, { settings: PublishAdmissionSettings; slots: Slots }>();
 
 /**
  * A publish that holds a slot. As TransactionOptions its signal stops the publish's transaction at
@@ -108,36 +66,20 @@ export interface PublishAdmission extends TransactionOptions {
  */
 export async function admitPublish(deps: CoreDeps, requestId: string): Promise<PublishAdmission> {
   const settings = deps.publishAdmission ?? DEFAULT_PUBLISH_ADMISSION;
-  let slots = slotsOf.get(deps.db);
-  if (!slots || slots.settings !== settings) {
-    slots = new PublishSlots(settings);
-    slotsOf.set(deps.db, slots);
+  let admission = slotsOf.get(deps.db);
+  if (!admission || admission.settings !== settings) {
+    admission = { settings, slots: new Slots(settings.concurrency) };
+    slotsOf.set(deps.db, admission);
   }
   const deadline = performance.now() + settings.timeoutMs;
-  const release = await slots.take(deadline);
+  const release = await admission.slots.take(deadline);
   if (!release) throw new PublishCapacityError(requestId, settings.timeoutMs);
   const expiry = new AbortController();
   return {
     signal: expiry.signal,
-    async answer(committing) {
+    answer(committing) {
       committing.then(release, release);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const expired = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => {
-            const timedOut = new AdmissionTimeoutError(requestId, settings.timeoutMs);
-            // The answer first: the abort makes the transaction fail too, and that failure must not win the race.
-            reject(timedOut);
-            expiry.abort(timedOut);
-          },
-          Math.max(0, deadline - performance.now()),
-        );
-      });
-      try {
-        return await Promise.race([committing, expired]);
-      } finally {
-        clearTimeout(timer);
-      }
+      return rejectAtDeadline(committing, deadline, () => new AdmissionTimeoutError(requestId, settings.timeoutMs), expiry);
     },
   };
 }
