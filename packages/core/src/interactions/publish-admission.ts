@@ -1,7 +1,7 @@
-import type { Database, TransactionOptions } from "@als/db";
+import type { TransactionOptions } from "@als/db";
 import { rejectAtDeadline } from "../concurrency/deadline.ts";
 import { Slots } from "../concurrency/slots.ts";
-import { type CoreDeps, DEFAULT_PUBLISH_ADMISSION, type PublishAdmissionSettings } from "../deps.ts";
+import type { CoreDeps, PublishAdmissionSettings } from "../deps.ts";
 
 /**
  * 503 capacity_deadline_exceeded: every publish slot stayed taken until the deadline, so nothing was
@@ -37,14 +37,21 @@ export class AdmissionTimeoutError extends Error {
   }
 }
 
-/** One database is one process's publish path: its slots (and the settings they were made for) serve every publish of the process. */
-const slotsOf = new WeakMap<Database, { settings: PublishAdmissionSettings; slots: Slots }>();
+/**
+ * The slots of one process's publishes (ProcessServices.publishSlots): at most `concurrency` under
+ * way, the rest wait in turn until the admission deadline `timeoutMs`.
+ */
+export class PublishSlots extends Slots {
+  constructor(readonly settings: PublishAdmissionSettings) {
+    super(settings.concurrency);
+  }
+}
 
 /**
  * A publish that holds a slot. As TransactionOptions its signal stops the publish's transaction at
  * the deadline: a transaction that has not sent its COMMIT by then rolls back instead of committing
  * after the client was told 504 (one shared with other publishes rolls back, and they run again
- * alone: see commitShared).
+ * alone: see SharedCommits).
  */
 export interface PublishAdmission extends TransactionOptions {
   signal: AbortSignal;
@@ -57,7 +64,7 @@ export interface PublishAdmission extends TransactionOptions {
 }
 
 /**
- * Admits a publish under the process's publish admission (PublishAdmissionSettings): at most
+ * Admits a publish under the process's publish admission (its PublishSlots' settings): at most
  * `concurrency` publishes are under way at once, and every publish is answered within `timeoutMs`
  * of its admission request. It waits for a slot until that deadline (PublishCapacityError past it:
  * 503, nothing committed); the admission it returns answers 504 through `answer` past the same
@@ -65,14 +72,10 @@ export interface PublishAdmission extends TransactionOptions {
  * storage_unavailable) pass through.
  */
 export async function admitPublish(deps: CoreDeps, requestId: string): Promise<PublishAdmission> {
-  const settings = deps.publishAdmission ?? DEFAULT_PUBLISH_ADMISSION;
-  let admission = slotsOf.get(deps.db);
-  if (!admission || admission.settings !== settings) {
-    admission = { settings, slots: new Slots(settings.concurrency) };
-    slotsOf.set(deps.db, admission);
-  }
+  const slots = deps.services.publishSlots;
+  const { settings } = slots;
   const deadline = performance.now() + settings.timeoutMs;
-  const release = await admission.slots.take(deadline);
+  const release = await slots.take(deadline);
   if (!release) throw new PublishCapacityError(requestId, settings.timeoutMs);
   const expiry = new AbortController();
   return {

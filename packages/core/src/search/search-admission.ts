@@ -1,9 +1,8 @@
 import { availableParallelism } from "node:os";
 import type { Database } from "@als/db";
-import { RankedTurns } from "../concurrency/ranked-turns.ts";
+import type { RankedTurns } from "../concurrency/ranked-turns.ts";
 import { type Release, Slots, type TakeOptions } from "../concurrency/slots.ts";
-import { type CoreDeps, DEFAULT_SEARCH_CONCURRENCY } from "../deps.ts";
-import { asViewOf } from "../process-database.ts";
+import type { CoreDeps } from "../deps.ts";
 import type { RequestTimings } from "../request-timings.ts";
 import { SEARCH_DEADLINE_MS } from "../settings.ts";
 
@@ -38,7 +37,7 @@ const PACE_MIN_SAMPLES = 3;
 const PACE_MEMORY_MS = 10_000;
 
 /**
- * The slots of one process's searches: at most `concurrency` under way, the rest wait in turn, and
+ * The slots of one process's searches (ProcessServices.searchSlots): at most `concurrency` under way, the rest wait in turn, and
  * only while they could still finish in time.
  *
  * A search is refused only for queued work that could not finish within its deadline, so all of
@@ -65,7 +64,7 @@ const PACE_MEMORY_MS = 10_000;
  * - samples are forgotten after PACE_MEMORY_MS, so a pace measured under an earlier load refuses
  *   nothing now; without evidence a search waits and only its deadline ends the wait.
  */
-class SearchSlots {
+export class SearchSlots {
   private readonly slots: Slots;
   /** Recent pace samples, oldest first. */
   private readonly samples: { at: number; paceMs: number }[] = [];
@@ -138,9 +137,6 @@ class SearchSlots {
   }
 }
 
-/** One database is one process: its search slots are shared by every search of the process. */
-const slotsOf = new WeakMap<Database, SearchSlots>();
-
 export interface SearchAdmissionOptions {
   /** The search's deadline, for judging whether it can still finish in time; default SEARCH_DEADLINE_MS. */
   deadlineMs?: number;
@@ -163,19 +159,14 @@ export interface SearchAdmissionOptions {
  */
 export async function admitSearch<T>(deps: CoreDeps, work: (admitted: CoreDeps) => Promise<T>, options: SearchAdmissionOptions = {}): Promise<T> {
   const { deadlineMs = SEARCH_DEADLINE_MS, startedAt = performance.now(), signal = new AbortController().signal } = options;
-  const concurrency = deps.search?.concurrency ?? DEFAULT_SEARCH_CONCURRENCY;
-  let slots = slotsOf.get(deps.db);
-  if (!slots || slots.concurrency !== concurrency) {
-    slots = new SearchSlots(concurrency);
-    slotsOf.set(deps.db, slots);
-  }
+  const slots = deps.services.searchSlots;
   const waitingSince = performance.now();
   const release = await slots.take(startedAt + deadlineMs, signal);
   options.timings?.since("admission", waitingSince);
-  if (!release) throw new SearchOverloadedError(concurrency, slots.retryAfterSeconds());
+  if (!release) throw new SearchOverloadedError(slots.concurrency, slots.retryAfterSeconds());
   let running: Promise<T>;
   try {
-    running = work({ ...deps, db: abortableDatabase(deps.db, signal, startedAt) });
+    running = work({ ...deps, db: abortableDatabase(deps.db, signal, startedAt, deps.services.statementTurns) });
   } catch (error) {
     release();
     throw error;
@@ -185,6 +176,11 @@ export async function admitSearch<T>(deps: CoreDeps, work: (admitted: CoreDeps) 
 }
 
 /**
+ * The database as one search sees it: once `signal` is aborted (its deadline passed) no further
+ * statement is sent; each rejects with the signal's reason. A statement already sent still runs.
+ * With `turns` (embedded, ProcessServices.statementTurns), searches' statements take turns, those of
+ * the search started first (`startedAt`) first.
+ *
  * Embedded, every statement runs on this thread, and PGlite starts a queued statement as soon as the
  * one before it ends, without letting timers or sockets run: a few dozen searches' statements queued
  * at once would hold the event loop until all of them ran, deadlines and answers included. Searches
@@ -193,25 +189,13 @@ export async function admitSearch<T>(deps: CoreDeps, work: (admitted: CoreDeps) 
  * instead of run. The oldest search's statements go first (ranked by when it started), so searches
  * finish in the order they were admitted.
  */
-const turnsOf = new WeakMap<Database, RankedTurns>();
-
-/**
- * The database as one search sees it: once `signal` is aborted (its deadline passed) no further
- * statement is sent; each rejects with the signal's reason. A statement already sent still runs.
- * Embedded (PGlite), searches' statements take turns, those of the search started first (`startedAt`) first (see turnsOf).
- */
-export function abortableDatabase(db: Database, signal: AbortSignal, startedAt = performance.now()): Database {
-  let turns = turnsOf.get(db);
-  if (!turns && db.kind === "pglite") {
-    turns = new RankedTurns();
-    turnsOf.set(db, turns);
-  }
+export function abortableDatabase(db: Database, signal: AbortSignal, startedAt = performance.now(), turns?: RankedTurns): Database {
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     if (signal.aborted) return Promise.reject(signal.reason);
     return turns ? turns.run(signal, startedAt, work) : work();
   };
   const check = () => (signal.aborted ? Promise.reject(signal.reason) : undefined);
-  return asViewOf(db, {
+  return {
     kind: db.kind,
     query: (text, params) => inTurn(() => db.query(text, params)),
     exec: (script) => inTurn(() => db.exec(script)),
@@ -227,5 +211,5 @@ export function abortableDatabase(db: Database, signal: AbortSignal, startedAt =
         ),
       ),
     close: () => db.close(),
-  });
+  };
 }
