@@ -1,10 +1,12 @@
 import type { Client } from "@als/client";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { Chart } from "../chart.tsx";
 import { ErrorNote } from "../error-note.tsx";
 import { formatRate, formatTime } from "../format.ts";
 import { useMember } from "../session.tsx";
+import { Tile } from "../tile.tsx";
 
 const WINDOWS = [7, 30, 90] as const;
 const DAY = 86_400;
@@ -120,33 +122,6 @@ function heroNote(state: "full" | "early" | "shadow_off" | "empty"): string {
     shadow_off: "No shadow verdicts: only regular answers are shown.",
     empty: "Nothing was graded in this window.",
   }[state];
-}
-
-function Tile({ label, value, baseline }: { label: string; value: string; baseline: string }) {
-  return (
-    <li className="tile">
-      <span className="muted">{label}</span>
-      <strong>{value}</strong>
-      <span className="muted">before: {baseline}</span>
-    </li>
-  );
-}
-
-/** A chart with a heading and a text note: the numbers a screen reader needs are in the tiles and notes. */
-function Chart({ title, note, children }: { title: string; note?: string; children: React.ReactElement }) {
-  return (
-    <figure className="chart">
-      <figcaption>
-        <h2>{title}</h2>
-        {note && <p className="muted">{note}</p>}
-      </figcaption>
-      <div className="chart-area">
-        <ResponsiveContainer width="100%" height={240}>
-          {children}
-        </ResponsiveContainer>
-      </div>
-    </figure>
-  );
 }
 
 type AttributionRow = Awaited<ReturnType<Client["evaluation"]["overview"]>>["rule_attribution"][number];
