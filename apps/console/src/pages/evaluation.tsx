@@ -3,13 +3,12 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { Chart } from "../chart.tsx";
+import { dayWindow, type WindowDays, WindowSelect } from "../day-window.tsx";
 import { ErrorNote } from "../error-note.tsx";
 import { formatRate, formatTime } from "../format.ts";
 import { useMember } from "../session.tsx";
 import { Tile } from "../tile.tsx";
 
-const WINDOWS = [7, 30, 90] as const;
-const DAY = 86_400;
 // Colours with at least 4.5:1 contrast on white, told apart by dash pattern too. Charts do not
 // animate: numbers appear as they are, for people who prefer reduced motion and for screenshots.
 const REGULAR = "#1d4ed8";
@@ -18,13 +17,12 @@ const SHADOW = "#b45309";
 /** The evaluation of the project over a window: hero trend, headline tiles, score distribution, shadow win rate, experiments. */
 export function EvaluationPage() {
   const { client, session } = useMember();
-  const [days, setDays] = useState<(typeof WINDOWS)[number]>(30);
+  const [days, setDays] = useState<WindowDays>(30);
   const overview = useQuery({
     queryKey: ["overview", session.projectId, days],
     queryFn: () => {
-      // Windows end at the next UTC midnight, so a day's bucket is whole and the key stays stable within the day.
-      const to = Math.ceil(Date.now() / 1000 / DAY) * DAY;
-      return client.evaluation.overview({ from_ts: to - days * DAY, to_ts: to, bucket: "day", include_shadow: true });
+      const { start, end } = dayWindow(days);
+      return client.evaluation.overview({ from_ts: start, to_ts: end, bucket: "day", include_shadow: true });
     },
   });
   const data = overview.data;
@@ -32,16 +30,7 @@ export function EvaluationPage() {
   return (
     <section aria-labelledby="evaluation-title">
       <h1 id="evaluation-title">Evaluation</h1>
-      <label className="inline">
-        Window
-        <select value={days} onChange={(event) => setDays(Number(event.target.value) as typeof days)}>
-          {WINDOWS.map((each) => (
-            <option key={each} value={each}>
-              Last {each} days
-            </option>
-          ))}
-        </select>
-      </label>
+      <WindowSelect days={days} onChange={setDays} />
       <ErrorNote error={overview.error} />
       {overview.isPending && <p>Loading…</p>}
       {data && (

@@ -3,14 +3,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { Chart } from "../chart.tsx";
+import { dayWindow, type WindowDays, WindowSelect } from "../day-window.tsx";
 import { ErrorNote } from "../error-note.tsx";
 import { formatTime } from "../format.ts";
 import { pageLink } from "../route.ts";
 import { useMember } from "../session.tsx";
 import { Tile } from "../tile.tsx";
 
-const WINDOWS = [7, 30, 90] as const;
-const DAY = 86_400;
 // One colour per stage, each with at least 3:1 contrast on white (graphics), in a fixed order so a
 // stage keeps its colour from one window to the next. Charts do not animate.
 const STAGE_COLOURS = ["#1d4ed8", "#b45309", "#047857", "#7c3aed", "#be123c", "#0e7490", "#4d7c0f", "#a21caf", "#c2410c", "#334155"];
@@ -97,13 +96,12 @@ function LearningState() {
 /** Tokens and cost of the project's LLM calls per UTC day and stage, over a window ending now. */
 function Costs() {
   const { client, session } = useMember();
-  const [days, setDays] = useState<(typeof WINDOWS)[number]>(30);
+  const [days, setDays] = useState<WindowDays>(30);
   const costs = useQuery({
     queryKey: ["costs", session.projectId, days],
     queryFn: () => {
-      // The window ends at the next UTC midnight: today's calls are in, and the key stays stable within the day.
-      const end = Math.ceil(Date.now() / 1000 / DAY) * DAY;
-      return client.learning.costs({ start_time: end - days * DAY, end_time: end });
+      const { start, end } = dayWindow(days);
+      return client.learning.costs({ start_time: start, end_time: end });
     },
     refetchOnMount: "always",
   });
@@ -114,16 +112,7 @@ function Costs() {
   return (
     <section aria-labelledby="costs-title">
       <h2 id="costs-title">LLM tokens and cost</h2>
-      <label className="inline">
-        Window
-        <select value={days} onChange={(event) => setDays(Number(event.target.value) as typeof days)}>
-          {WINDOWS.map((each) => (
-            <option key={each} value={each}>
-              Last {each} days
-            </option>
-          ))}
-        </select>
-      </label>
+      <WindowSelect days={days} onChange={setDays} />
       <ErrorNote error={costs.error} />
       {costs.isPending && <p>Loading…</p>}
       {costs.data && (
