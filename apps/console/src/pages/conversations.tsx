@@ -151,7 +151,7 @@ function UserSessions({ userId, sessionId, onAll }: { userId: string; sessionId:
           Every session of {userId}
         </button>
       )}
-      <Results error={requests.error} loading={requests.isPending} count={count === undefined ? undefined : count}>
+      <Results error={requests.error} loading={requests.isPending} count={count}>
         {requests.data?.sessions.map((each) => (
           <article key={each.session_id} className="card" aria-label={`Session ${each.session_id}`}>
             <h3 className="card-title">Session {each.session_id || "(none)"}</h3>
