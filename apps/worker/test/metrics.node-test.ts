@@ -45,7 +45,13 @@ async function scrape(port: number, authorization?: string): Promise<{ status: n
 test("the worker serves its activities, its LLM calls and the Temporal SDK's metrics to the token's bearer", { timeout: 120_000 }, async () => {
   const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
   const { db, embedder, client, llm, database } = env;
-  const deps: CoreDeps = { db, embedder, now: systemClock, scheduleAggregation: (s, id) => startAggregationOperationWorkflow(client, taskQueue, s, id) };
+  const deps: CoreDeps = {
+    db,
+    services: env.services,
+    embedder,
+    now: systemClock,
+    scheduleAggregation: (s, id) => startAggregationOperationWorkflow(client, taskQueue, s, id),
+  };
   await addUserPlaybooks(
     deps,
     scope,

@@ -14,11 +14,11 @@ export interface ApiMetrics extends ProcessMetrics {
  * requests by procedure, admission, and the backlog read from the database when scraped (learning
  * lag, durable work).
  */
-export function createApiMetrics(deps: Pick<CoreDeps, "db" | "now">): ApiMetrics {
+export function createApiMetrics(deps: Pick<CoreDeps, "db" | "now" | "services">): ApiMetrics {
   const registry = new Registry();
   const processMetrics = registerProcessMetrics(registry, deps.db);
   const requests = registerRequestMetrics(registry);
-  registerAdmissionMetrics(registry, deps.db);
+  registerAdmissionMetrics(registry, deps.services);
   registerBacklogMetrics(registry, deps.db, deps.now);
   return { ...processMetrics, registry, requests };
 }

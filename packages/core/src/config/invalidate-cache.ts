@@ -1,7 +1,6 @@
 import { AppError } from "@als/contract";
 import type { Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { configCacheOf } from "./config-cache.ts";
 
 /**
  * Forgets what this process caches for the caller's organisation (admin/cache/invalidate); false
@@ -9,5 +8,5 @@ import { configCacheOf } from "./config-cache.ts";
  */
 export function invalidateOrganisationCache(deps: CoreDeps, scope: Scope, orgId: string): boolean {
   if (orgId !== scope.orgId) throw new AppError("forbidden", "org_id does not match the caller's organisation");
-  return configCacheOf(deps.db).forgetOrganisation(orgId, deps.now());
+  return deps.services.configs.forgetOrganisation(orgId, deps.now());
 }

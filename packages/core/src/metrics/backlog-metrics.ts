@@ -1,6 +1,6 @@
 import { type Database, type DurableWorkCount, type ProjectLearningLag, serviceBacklog } from "@als/db";
 import { Gauge, type Registry } from "prom-client";
-import { withinDeadline } from "../within-deadline.ts";
+import { withinDeadline } from "../concurrency/deadline.ts";
 
 /** A scrape waits at most this long for the database; past it the backlog figures are left out. */
 const BACKLOG_READ_DEADLINE_MS = 2_000;
