@@ -5,6 +5,7 @@ export * from "./aggregation/run-playbook-aggregation.ts";
 export { DEFAULT_AGGREGATION_DEFINITION } from "./aggregation/summarize-cluster.ts";
 export { type BackgroundLoop, startBackgroundLoop } from "./background-loop.ts";
 export * from "./config/config-view.ts";
+export { followConfigChanges } from "./config/follow-config-changes.ts";
 export * from "./config/invalidate-cache.ts";
 export { OFFLINE_TUNER_OVERLAY } from "./config/offline-tuner.ts";
 export { getProjectConfig } from "./config/project-config.ts";
