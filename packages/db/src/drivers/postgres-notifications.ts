@@ -6,9 +6,10 @@ import { postgresSocketFactory } from "./postgres-socket.ts";
  * How often the listening connection is sent a statement, which must be answered before the next is
  * due. A path that broke silently (a partition, a dropped NAT flow) closes nothing, and TCP keepalive
  * would notice only after minutes; so notifications can go unheard for at most about twice this long
- * before `lost` is called.
+ * before `lost` is called. A slow answer on a loaded server (seen past 2 s on a saturated machine)
+ * costs a needless reconnect, so the answer gets as long as a statement waits for a connection.
  */
-const HEARTBEAT_MS = 2_000;
+const HEARTBEAT_MS = 5_000;
 /** Waits between attempts to listen again: doubling from the first, up to the last. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
