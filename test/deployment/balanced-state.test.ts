@@ -71,10 +71,16 @@ const processUrl = (name: string) => deployment.apiUrls[Number(name.slice("api-"
 
 describe("configuration behind a balancer over two API processes", () => {
   test("every API process and worker listens for configuration changes", async () => {
-    const [row] = await sql<{ listening: number }[]>`
-      SELECT count(*)::int AS listening FROM pg_stat_activity WHERE application_name = 'als config changes' AND datname = current_database()`;
-    expect(row?.listening).toBe(4);
-  });
+    // The deployment is up once its API processes answer; a worker may still be starting.
+    const listening = async () =>
+      (
+        await sql<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'als config changes' AND datname = current_database()`
+      )[0]?.n;
+    const deadline = performance.now() + 60_000;
+    while ((await listening()) !== 4 && performance.now() < deadline) await Bun.sleep(200);
+    expect(await listening()).toBe(4);
+  }, 90_000);
 
   test("a change through one process is in effect through the other within milliseconds", async () => {
     // Per change: how long after its answer the first read through the other process that saw it
