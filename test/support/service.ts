@@ -1,6 +1,6 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
-import { attachReconciler, type CoreDeps, type DataSourceSettings, type TrustedProxy } from "@als/core";
+import { attachReconciler, type CoreDeps, createProcessServices, type DataSourceSettings, type TrustedProxy } from "@als/core";
 import type { StorageTimeouts } from "@als/db";
 import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
@@ -44,6 +44,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
   const clock = { now: Math.floor(Date.now() / 1000) };
   const deps: CoreDeps = {
     db,
+    services: createProcessServices(db),
     embedder: await sharedEmbedder(),
     compute: sharedComputePool(),
     now: () => clock.now,

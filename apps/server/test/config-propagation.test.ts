@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type CoreDeps, followConfigChanges, getProjectConfig } from "@als/core";
+import { type CoreDeps, createProcessServices, followConfigChanges, getProjectConfig } from "@als/core";
 import { type Database, LOCAL_SCOPE, type NotificationListener, openDatabase, projectConfig } from "@als/db";
 import { testMode } from "../../../test/support/database.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -7,8 +7,8 @@ import { startTcpProxy, type TcpProxy } from "../../../test/support/tcp-proxy.ts
 
 // Full mode runs several processes on one PostgreSQL: a configuration change committed by one must
 // be in effect in the others. The test service is one process; a second database handle beside it,
-// with its own configuration cache and its own listener, is the other (as an API process or a worker
-// opens its own). Its listener connects through a TCP proxy, so that the path can go silent.
+// with its own process services (its configuration cache) and its own listener, is the other (as an
+// API process or a worker opens its own). Its listener connects through a TCP proxy, so that the path can go silent.
 
 const HEARTBEAT_MS = 300;
 const quiet = { info: () => {}, error: () => {} };
@@ -24,7 +24,7 @@ beforeAll(async () => {
   svc = await startTestService();
   const storage = svc.deps.storage as { kind: "postgres"; url: string };
   otherDb = await openDatabase(storage);
-  other = { ...svc.deps, db: otherDb };
+  other = { ...svc.deps, db: otherDb, services: createProcessServices(otherDb) };
   const direct = new URL(storage.url);
   proxy = startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
   const proxied = new URL(storage.url);

@@ -38,7 +38,13 @@ after(() => env?.close());
 test("an operation whose worker is killed mid-run completes exactly once on the next worker", { timeout: 240_000 }, async () => {
   const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
   const { db, embedder, client, llm, database } = env;
-  const deps: CoreDeps = { db, embedder, now: systemClock, scheduleAggregation: (s, id) => startAggregationOperationWorkflow(client, taskQueue, s, id) };
+  const deps: CoreDeps = {
+    db,
+    services: env.services,
+    embedder,
+    now: systemClock,
+    scheduleAggregation: (s, id) => startAggregationOperationWorkflow(client, taskQueue, s, id),
+  };
   await addUserPlaybooks(
     deps,
     scope,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createEmbedder } from "@als/ai";
+import { createProcessServices } from "@als/core";
 import { openDatabase } from "@als/db";
 import { Client, Connection } from "@temporalio/client";
 import { type FakeLlmHandler, startFakeLlmServer } from "../../../test/support/llm-server.ts";
@@ -55,6 +56,8 @@ export async function openFullModeEnvironment(llmHandler: FakeLlmHandler) {
   return {
     database,
     db,
+    /** The test process's services over `db`, as a composition root builds them once. */
+    services: createProcessServices(db),
     embedder,
     client,
     llm,

@@ -1,10 +1,13 @@
 import type { Embedder, Llm, Reranker } from "@als/ai";
 import type { Database, Scope, StorageOptions } from "@als/db";
 import type { VectorIndex } from "@als/vector";
+import type { ProcessServices } from "./process-services.ts";
 
 /** What domain functions need from the process; built once by each composition root. */
 export interface CoreDeps {
   db: Database;
+  /** What the process keeps between requests (caches, admission, queues), built with it: see createProcessServices. */
+  services: ProcessServices;
   embedder: Embedder;
   /** Current time in Unix seconds; tests move it to check expiry. */
   now: () => number;
@@ -22,8 +25,6 @@ export interface CoreDeps {
   scheduleLearning?: (scope: Scope, userId: string) => Promise<void> | void;
   /** Unset: the defaults of LearningSettings. */
   learning?: LearningSettings;
-  /** Unset: DEFAULT_PUBLISH_ADMISSION. */
-  publishAdmission?: PublishAdmissionSettings;
   /** CPU work off the event loop (clustering); aggregation needs it. */
   compute?: { clusterEmbeddings(input: { vectors: Float32Array; dims: number; threshold: number; minClusterSize: number }): Promise<Int32Array> };
   /** Tells the orchestrator that an aggregation operation waits to run (the reconciler, or a Temporal workflow). */
@@ -71,7 +72,7 @@ export const DEFAULT_LEARNING_CONCURRENCY = 8;
 
 /**
  * How a process admits publishes: at most `concurrency` publishes under way at once (they share a
- * few transactions, see commitShared), and every publish answered within `timeoutMs`, committed or
+ * few transactions, see SharedCommits), and every publish answered within `timeoutMs`, committed or
  * not (see admitPublish).
  */
 export interface PublishAdmissionSettings {

@@ -1,6 +1,5 @@
 import type { ProjectConfig } from "@als/contract";
-import type { Database, Scope } from "@als/db";
-import { processDatabaseOf } from "../process-database.ts";
+import type { Scope } from "@als/db";
 
 /**
  * How long a cached configuration is served. Writes by this process and admin/cache/invalidate
@@ -16,8 +15,8 @@ interface Entry {
   expiresAt: number;
 }
 
-/** Parsed configurations of one database's projects, held by this process. */
-class ProjectConfigCache {
+/** Parsed configurations of one database's projects, held by this process (ProcessServices.configs). */
+export class ProjectConfigCache {
   private readonly entries = new Map<string, Entry>();
   /**
    * False while changes committed by other processes may go unheard (see setHeard): every read then
@@ -75,20 +74,3 @@ class ProjectConfigCache {
 
 // A JSON array cannot be re-split differently, whatever characters the ids hold.
 const keyOf = (scope: Scope) => JSON.stringify([scope.orgId, scope.projectId]);
-
-const caches = new WeakMap<Database, ProjectConfigCache>();
-
-/**
- * The configuration cache of `db`: one per database handle, so every CoreDeps built over it (a
- * composition root's, the copies domain code makes of it, and a search's view of it, see
- * processDatabaseOf) reads and invalidates the same one.
- */
-export function configCacheOf(db: Database): ProjectConfigCache {
-  const processDb = processDatabaseOf(db);
-  let cache = caches.get(processDb);
-  if (!cache) {
-    cache = new ProjectConfigCache();
-    caches.set(processDb, cache);
-  }
-  return cache;
-}

@@ -1,7 +1,6 @@
 import { listenForNotifications, type NotificationListener, projectConfig, type StorageTimeouts } from "@als/db";
 import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
-import { configCacheOf } from "./config-cache.ts";
 
 export interface ConfigChangesLog {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -16,13 +15,13 @@ export interface ConfigChangesLog {
  * again) the cache serves nothing, so a change announced meanwhile, and never heard, is still read.
  */
 export function followConfigChanges(
-  deps: Pick<CoreDeps, "db" | "now">,
+  deps: Pick<CoreDeps, "services" | "now">,
   storage: { url: string; timeouts?: StorageTimeouts },
   log: ConfigChangesLog,
   /** Unset: the listener's default. */
   heartbeatMs?: number,
 ): NotificationListener {
-  const cache = configCacheOf(deps.db);
+  const cache = deps.services.configs;
   cache.setHeard(false);
   return listenForNotifications(
     {

@@ -1,7 +1,6 @@
 import { AppError } from "@als/contract";
 import { projectConfig, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { configCacheOf } from "./config-cache.ts";
 
 /**
  * Forgets what the deployment caches for the caller's organisation (admin/cache/invalidate): this
@@ -10,7 +9,7 @@ import { configCacheOf } from "./config-cache.ts";
  */
 export async function invalidateOrganisationCache(deps: CoreDeps, scope: Scope, orgId: string): Promise<boolean> {
   if (orgId !== scope.orgId) throw new AppError("forbidden", "org_id does not match the caller's organisation");
-  const invalidated = configCacheOf(deps.db).forgetOrganisation(orgId, deps.now());
+  const invalidated = deps.services.configs.forgetOrganisation(orgId, deps.now());
   await projectConfig.announceOrganisationInvalidated(deps.db, orgId);
   return invalidated;
 }
