@@ -2,6 +2,7 @@ import { createEmbedder, createLlm, createLocalReranker } from "@als/ai";
 import { createComputePool } from "@als/compute";
 import { openDatabase } from "@als/db";
 import { QdrantVectorIndex } from "@als/vector";
+import { followConfigChanges } from "./config/follow-config-changes.ts";
 import { type CoreDeps, systemClock } from "./deps.ts";
 import { createProcessServices } from "./process-services.ts";
 import type { Settings } from "./settings.ts";
@@ -58,6 +59,8 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
       ...(settings.dataSources && { dataSources: settings.dataSources }),
       ...(settings.llm && { llm: createLlm(settings.llm) }),
     };
+    // Several processes share a PostgreSQL database: each hears the configuration changes of the others.
+    if (settings.storage.kind === "postgres") built.push(followConfigChanges(deps, settings.storage, log));
     if (settings.vectorIndex?.kind === "qdrant") {
       const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
       await prepareVectorIndex({ db, vectorIndex });

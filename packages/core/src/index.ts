@@ -6,6 +6,7 @@ export { DEFAULT_AGGREGATION_DEFINITION } from "./aggregation/summarize-cluster.
 export { type BackgroundLoop, startBackgroundLoop } from "./background-loop.ts";
 export { rejectAtDeadline } from "./concurrency/deadline.ts";
 export * from "./config/config-view.ts";
+export { followConfigChanges } from "./config/follow-config-changes.ts";
 export * from "./config/invalidate-cache.ts";
 export { OFFLINE_TUNER_OVERLAY } from "./config/offline-tuner.ts";
 export { getProjectConfig } from "./config/project-config.ts";
