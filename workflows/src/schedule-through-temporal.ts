@@ -1,4 +1,4 @@
-import type { CoreDeps } from "@als/core";
+import type { DurableKind, Orchestrator } from "@als/core";
 import type { Scope } from "@als/db";
 import type { Client } from "@temporalio/client";
 import { signalLearnUser } from "./signal-learn-user.ts";
@@ -11,33 +11,41 @@ import { startInferSessionOutcomeWorkflow } from "./start-infer-session-outcome.
 import { startPurgeOperationWorkflow } from "./start-purge-operation.ts";
 import { startRegenerateEvaluationsWorkflow } from "./start-regenerate-evaluations.ts";
 
-/** Told when a hook could not reach Temporal: what it tried (for a log line), the id, the error. */
+/** Told when scheduling could not reach Temporal: what it tried (for a log line), the id, the error. */
 export type ScheduleFailureReport = (what: string, id: string, error: unknown) => void;
 
+type Schedule = (client: Client, taskQueue: string, scope: Scope, id: string) => Promise<void>;
+
+/** What scheduling each kind does in Temporal, and what a log line says it tried. */
+const SCHEDULES: Record<DurableKind, { what: string; schedule: Schedule }> = {
+  learning: { what: "signal the learning workflow", schedule: signalLearnUser },
+  aggregation: { what: "start the aggregation workflow", schedule: startAggregationOperationWorkflow },
+  generationRun: { what: "start the generation run workflow", schedule: startGenerationRunWorkflow },
+  purge: { what: "start the purge operation workflow", schedule: startPurgeOperationWorkflow },
+  evaluation: { what: "start the session evaluation workflow", schedule: startEvaluateSessionWorkflow },
+  outcomeInference: { what: "start or wake the outcome inference workflow", schedule: startInferSessionOutcomeWorkflow },
+  evaluationJob: { what: "start the regenerate workflow", schedule: startRegenerateEvaluationsWorkflow },
+  sample: { what: "start the data-source sample workflow", schedule: startDataSourceSampleWorkflow },
+  collection: { what: "start or signal the data-source collection workflow", schedule: signalDataSourceCollection },
+};
+
 /**
- * Points every schedule hook of `deps` at Temporal: each starts, or wakes, the workflow that runs
- * that kind of work. Full mode's API processes and workers both need them, since the domain code that
+ * The orchestrator port in full mode: scheduling a kind starts, or wakes, the workflow that runs
+ * that kind of work. Full mode's API processes and workers both need it, since the domain code that
  * schedules work runs in both: a publish in the API, a trace import in a worker's collection step
- * (its users' learning, its sessions' evaluations). What a hook schedules is committed before it is
- * called, so a hook that cannot reach Temporal reports it and returns; a worker starting up schedules
- * what did not arrive. Client code, kept out of index.ts (the workflow bundle).
+ * (its users' learning, its sessions' evaluations). What is scheduled is committed before, so a
+ * call that cannot reach Temporal reports it and returns; a worker starting up schedules what did
+ * not arrive. Client code, kept out of index.ts (the workflow bundle).
  */
-export function scheduleThroughTemporal(deps: CoreDeps, client: Client, taskQueue: string, report: ScheduleFailureReport): void {
-  const reporting =
-    (what: string, schedule: (client: Client, taskQueue: string, scope: Scope, id: string) => Promise<void>) => async (scope: Scope, id: string) => {
+export function scheduleThroughTemporal(client: Client, taskQueue: string, report: ScheduleFailureReport): Orchestrator {
+  return {
+    async schedule(kind, scope, id) {
+      const { what, schedule } = SCHEDULES[kind];
       try {
         await schedule(client, taskQueue, scope, id);
       } catch (error) {
         report(what, id, error);
       }
-    };
-  deps.scheduleLearning = reporting("signal the learning workflow", signalLearnUser);
-  deps.scheduleAggregation = reporting("start the aggregation workflow", startAggregationOperationWorkflow);
-  deps.scheduleGenerationRun = reporting("start the generation run workflow", startGenerationRunWorkflow);
-  deps.schedulePurge = reporting("start the purge operation workflow", startPurgeOperationWorkflow);
-  deps.scheduleEvaluation = reporting("start the session evaluation workflow", startEvaluateSessionWorkflow);
-  deps.scheduleOutcomeInference = reporting("start or wake the outcome inference workflow", startInferSessionOutcomeWorkflow);
-  deps.scheduleEvaluationJob = reporting("start the regenerate workflow", startRegenerateEvaluationsWorkflow);
-  deps.scheduleSample = reporting("start the data-source sample workflow", startDataSourceSampleWorkflow);
-  deps.scheduleCollection = reporting("start or signal the data-source collection workflow", signalDataSourceCollection);
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import {
   type BackgroundLoop,
+  type CoreDeps,
   createCoreDeps,
   type Settings,
   schedulePendingLearning,
@@ -45,7 +46,16 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   // The worker searches nothing: an in-process index would only cost it memory and a rebuild.
   const vectorIndex = settings.vectorIndex?.kind === "qdrant" ? settings.vectorIndex : undefined;
   const graph = await createCoreDeps({ ...settings, vectorIndex }, log);
-  const { deps } = graph;
+  const connection = await NativeConnection.connect({ address: temporal.address }).catch(async (error: unknown) => {
+    await graph.close();
+    throw error;
+  });
+  const client = new Client({ connection, namespace: temporal.namespace });
+  // The steps schedule work too (a collection step, its imported users' learning and sessions' evaluations).
+  const deps: CoreDeps = {
+    ...graph.deps,
+    orchestrator: scheduleThroughTemporal(client, temporal.taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) })),
+  };
   // Every worker drains the vector outbox; its drain lock lets one at a time push.
   const vectorSync: VectorSyncLoop | undefined =
     deps.vectorIndex &&
@@ -53,10 +63,6 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   // Every worker expands the learnings of projects that enable it; a lease per project keeps the LLM calls apart.
   const documentExpansion: BackgroundLoop | undefined =
     deps.llm && startDocumentExpansionLoop({ ...deps, llm: deps.llm }, (error) => log.error("document expansion failed", { error: String(error) }));
-  const connection = await NativeConnection.connect({ address: temporal.address });
-  const client = new Client({ connection, namespace: temporal.namespace });
-  // The steps schedule work too (a collection step, its imported users' learning and sessions' evaluations).
-  scheduleThroughTemporal(deps, client, temporal.taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) }));
   const worker = await Worker.create({
     connection,
     namespace: temporal.namespace,

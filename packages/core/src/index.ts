@@ -39,6 +39,7 @@ export { setupContext } from "./data-sources/setup-context.ts";
 export * from "./data-sources/stream-drafts.ts";
 export * from "./deps.ts";
 export { crashAt } from "./durable/crash-at.ts";
+export type { DurableKind, Orchestrator } from "./durable/orchestrator.ts";
 export * from "./durable/session-timer-step.ts";
 export type { StepOutcome } from "./durable/step-outcome.ts";
 export * from "./evaluation/evaluation-overview.ts";

@@ -19,6 +19,7 @@ import type { BackgroundLoop } from "./background-loop.ts";
 import { runCollectionStep } from "./data-sources/collection/collection-step.ts";
 import { runSampleStep } from "./data-sources/sample-step.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
+import type { DurableKind, Orchestrator } from "./durable/orchestrator.ts";
 import type { SessionTimerOutcome } from "./durable/session-timer-step.ts";
 import { runEvaluationStep } from "./evaluation/evaluation-step.ts";
 import { runEvaluationJobStep } from "./evaluation/regenerate.ts";
@@ -69,7 +70,7 @@ const parseKey = (key: UserKey) => {
  * index configured, it also drains the vector outbox into it (see startVectorSyncLoop); with an LLM,
  * it expands the learnings of projects that enable document expansion (startDocumentExpansionLoop).
  */
-export class Reconciler {
+export class Reconciler implements Orchestrator {
   private pass: Promise<void> | undefined;
   private again = false;
   private recovered = false;
@@ -104,6 +105,12 @@ export class Reconciler {
     // An index with a drain of its own (the in-process graph) follows the record by itself.
     if (deps.vectorIndex && !deps.vectorIndex.drain) this.vectorSync = startVectorSyncLoop({ db: deps.db, vectorIndex: deps.vectorIndex }, onError);
     if (deps.llm) this.documentExpansion = startDocumentExpansionLoop({ ...deps, llm: deps.llm }, onError);
+  }
+
+  /** The orchestrator port: a user whose interaction stream moved takes a lane; any other kind of work wakes a pass. */
+  schedule(kind: DurableKind, scope: Scope, id: string): void {
+    if (kind === "learning") this.wakeUser(scope, id);
+    else this.poke();
   }
 
   /** Queues learning for a user whose interaction stream moved. */
@@ -386,19 +393,12 @@ export class Reconciler {
 }
 
 /**
- * The embedded mode's orchestrator for `deps`: a reconciler that the domain's schedule hooks wake.
- * Its first poke() starts the pass that picks up what a crash left.
+ * The embedded mode's dependencies: `base` with the orchestrator port set to a reconciler that runs
+ * over them. Its first poke() starts the pass that picks up what a crash left.
  */
-export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => void): Reconciler {
+export function reconcile(base: CoreDeps, onError: (error: unknown) => void): { deps: CoreDeps; reconciler: Reconciler } {
+  // The reconciler runs steps that schedule work themselves, so it is built over the deps that carry it.
+  const deps: CoreDeps = { ...base, orchestrator: { schedule: (kind, scope, id) => reconciler.schedule(kind, scope, id) } };
   const reconciler = new Reconciler(deps, onError);
-  deps.scheduleLearning = (scope, userId) => reconciler.wakeUser(scope, userId);
-  deps.scheduleAggregation = () => reconciler.poke();
-  deps.scheduleGenerationRun = () => reconciler.poke();
-  deps.schedulePurge = () => reconciler.poke();
-  deps.scheduleEvaluation = () => reconciler.poke();
-  deps.scheduleOutcomeInference = () => reconciler.poke();
-  deps.scheduleEvaluationJob = () => reconciler.poke();
-  deps.scheduleSample = () => reconciler.poke();
-  deps.scheduleCollection = () => reconciler.poke();
-  return reconciler;
+  return { deps, reconciler };
 }

@@ -63,7 +63,7 @@ export async function requestSample(
     created_at: now,
     expires_at: now + SAMPLE_TTL_SECONDS,
   });
-  await deps.scheduleSample?.(scope, created.sample_id);
+  await deps.orchestrator?.schedule("sample", scope, created.sample_id);
   return toSample(created, now);
 }
 
