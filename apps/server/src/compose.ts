@@ -2,17 +2,16 @@ import {
   type CoreDeps,
   crashAt,
   createCoreDeps,
+  durableWork,
   IDEMPOTENCY_KEY_PRUNE_INTERVAL_MS,
   pruneExpiredIdempotencyKeys,
   type Reconciler,
   reconcile,
   type Settings,
-  schedulePendingLearning,
   startBackgroundLoop,
 } from "@als/core";
 import type { Scope } from "@als/db";
-import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
-import { signalLearnUser } from "@als/workflows/signal-learn-user";
+import { scheduleThroughTemporal, scheduleWorkflow } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
 import { CoalescedSignals } from "./coalesced-signals.ts";
 import type { Logger } from "./logger.ts";
@@ -97,7 +96,7 @@ const SIGNAL_FLUSH_MS = 5_000;
  */
 export function learningSignalsTo(client: Client, taskQueue: string, deps: Pick<CoreDeps, "crashPoints">, log: Logger): CoalescedSignals<LearningSignal> {
   return new CoalescedSignals<LearningSignal>({
-    send: ({ scope, userId }) => signalLearnUser(client, taskQueue, scope, userId),
+    send: ({ scope, userId }) => scheduleWorkflow(client, taskQueue, durableWork("learning"), scope, userId),
     keyOf: ({ scope, userId }) => JSON.stringify([scope.orgId, scope.projectId, userId]),
     concurrency: SIGNAL_CONCURRENCY,
     minIntervalMs: SIGNAL_INTERVAL_MS,
@@ -117,7 +116,7 @@ export function learningSignalsTo(client: Client, taskQueue: string, deps: Pick<
  */
 async function signalPendingLearning(deps: CoreDeps, signals: CoalescedSignals<LearningSignal>, log: Logger): Promise<void> {
   try {
-    await schedulePendingLearning(deps, (scope, userId) => signals.request({ scope, userId }));
+    for (const { scope, id } of await durableWork("learning").findWaiting(deps)) signals.request({ scope, userId: id });
   } catch (error) {
     log.error("could not find the users whose learning is pending", { error: String(error) });
   }

@@ -4,24 +4,17 @@ import {
   type CoreDeps,
   createCoreDeps,
   type Settings,
-  schedulePendingLearning,
   startDocumentExpansionLoop,
   startVectorSyncLoop,
   type VectorSyncLoop,
 } from "@als/core";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
-import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { registerSearchAttributes } from "./register-search-attributes.ts";
-import { scheduleActiveCollections } from "./schedule-active-collections.ts";
-import { scheduleUnfinishedEvaluationJobs, scheduleWaitingEvaluations, scheduleWaitingInferences } from "./schedule-evaluation-work.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
-import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
-import { scheduleUnfinishedGenerationRuns } from "./schedule-unfinished-generation-runs.ts";
-import { scheduleUnfinishedPurges } from "./schedule-unfinished-purges.ts";
-import { scheduleUnfinishedSamples } from "./schedule-unfinished-samples.ts";
+import { scheduleWaitingWork } from "./schedule-waiting-work.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
 const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
@@ -36,7 +29,7 @@ export interface RunningWorker {
 /**
  * The worker's composition root: builds the domain dependencies once (see createCoreDeps), registers
  * the workflows and activities on the task queue, then schedules the re-embedding the current model
- * calls for, the learning that publishes left pending, and the durable runs left unfinished.
+ * calls for and every item of durable work that waits (scheduleWaitingWork).
  */
 export async function startWorker(settings: Settings, log: Logger): Promise<RunningWorker> {
   const { storage, temporal } = settings;
@@ -84,16 +77,7 @@ export async function startWorker(settings: Settings, log: Logger): Promise<Runn
   try {
     const started = await scheduleStaleReembeds(client, deps, temporal.taskQueue);
     log.info("re-embedding scheduled", { modelId: deps.embedder.modelId, started });
-    const learningScheduled = await schedulePendingLearning(deps, (scope, userId) => signalLearnUser(client, temporal.taskQueue, scope, userId));
-    log.info("learning scheduled", { users: learningScheduled });
-    log.info("aggregation operations scheduled", { operations: await scheduleUnfinishedAggregations(client, deps, temporal.taskQueue) });
-    log.info("generation runs scheduled", { runs: await scheduleUnfinishedGenerationRuns(client, deps, temporal.taskQueue) });
-    log.info("erasures scheduled", { purges: await scheduleUnfinishedPurges(client, deps, temporal.taskQueue) });
-    log.info("session evaluations scheduled", { sessions: await scheduleWaitingEvaluations(client, deps, temporal.taskQueue) });
-    log.info("outcome inferences scheduled", { sessions: await scheduleWaitingInferences(client, deps, temporal.taskQueue) });
-    log.info("regenerate jobs scheduled", { jobs: await scheduleUnfinishedEvaluationJobs(client, deps, temporal.taskQueue) });
-    log.info("data-source samples scheduled", { samples: await scheduleUnfinishedSamples(client, deps, temporal.taskQueue) });
-    log.info("data-source collections scheduled", { collections: await scheduleActiveCollections(client, deps, temporal.taskQueue) });
+    await scheduleWaitingWork(client, deps, temporal.taskQueue, log);
   } catch (error) {
     worker.shutdown();
     await finished;
