@@ -47,21 +47,34 @@ interface QueuedEmbedding {
  * thread), and when tasks wait the threads are busy, so the CPU saved serves the next ones.
  */
 const COALESCED_TEXTS = 16;
+/**
+ * At most this many characters in one coalesced batch (the first text always runs, whatever its
+ * length). A batch cannot be stopped once in a thread, and every text in it is padded to the
+ * longest: sixteen queries near the 8,192-character cap ran for seconds as one task, so a search
+ * after a burst of them waited that long for a thread although the burst's searches had all been
+ * answered. Sixteen ordinary queries (about 64 characters) still run together.
+ */
+const COALESCED_CHARS = 2_048;
 
 /**
  * The next task to run, taken from the front of `queue`; when it is one text, with the other
- * one-text tasks of the same model and token budget behind it (up to COALESCED_TEXTS texts), in
- * queue order. Tasks of several texts (documents, already batched by length) run as they are.
+ * one-text tasks of the same model and token budget behind it (up to COALESCED_TEXTS texts and
+ * COALESCED_CHARS characters), in queue order. Tasks of several texts (documents, already batched
+ * by length) run as they are.
  */
 function takeCoalesced(queue: QueuedEmbedding[]): QueuedEmbedding[] {
   const first = queue.shift();
   if (!first) return [];
   const batch = [first];
   if (first.input.texts.length !== 1) return batch;
+  let chars = first.input.texts[0]!.length;
   for (let i = 0; i < queue.length && batch.length < COALESCED_TEXTS; ) {
     const { input } = queue[i]!;
-    if (input.texts.length === 1 && input.modelDir === first.input.modelDir && input.maxTokens === first.input.maxTokens) batch.push(...queue.splice(i, 1));
-    else i++;
+    const fits = chars + (input.texts[0]?.length ?? 0) <= COALESCED_CHARS;
+    if (fits && input.texts.length === 1 && input.modelDir === first.input.modelDir && input.maxTokens === first.input.maxTokens) {
+      chars += input.texts[0]!.length;
+      batch.push(...queue.splice(i, 1));
+    } else i++;
   }
   return batch;
 }

@@ -46,3 +46,21 @@ test("one-text tasks that wait for a thread run together, each caller getting it
     for (const other of alone) if (other !== own) expect(vector.reduce((sum, value, d) => sum + value * other[d]!, 0)).toBeLessThan(0.95);
   }
 });
+
+test("long one-text tasks are not coalesced: each runs alone, so the others can still be dropped while it runs", async () => {
+  const busy = pool.embedTexts({ modelDir, maxTokens: 128, texts: Array.from({ length: 32 }, (_, i) => `keeps the thread busy ${i}`) });
+  const long = (seed: number) => task(`${seed} ${"a long query about refunds and late orders ".repeat(35)}`);
+  const giveUp = new AbortController();
+  const first = pool.embedTexts(long(1), { signal: giveUp.signal });
+  const behind = [pool.embedTexts(long(2), { signal: giveUp.signal }), pool.embedTexts(long(3), { signal: giveUp.signal })];
+  let firstDone = false;
+  first.then(() => {
+    firstDone = true;
+  });
+  await busy;
+  // The first has gone to the thread alone; the two behind it still wait, so giving up drops them.
+  giveUp.abort(new Error("deadline"));
+  for (const waiting of behind) await expect(waiting).rejects.toThrow("deadline");
+  expect(firstDone).toBe(false);
+  expect((await first).length).toBe(384);
+});

@@ -1,5 +1,11 @@
-import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
+
+// An encoding is loaded when a process is configured with an OpenAI model that uses it, not at
+// import: its tables take seconds to parse, which every server, worker and CLI process paid at start
+// whatever its provider.
+const require = createRequire(import.meta.url);
+type Encoding = typeof import("gpt-tokenizer/encoding/o200k_base");
+const counterOf = (encoding: "o200k_base" | "cl100k_base") => (require(`gpt-tokenizer/encoding/${encoding}`) as Encoding).countTokens;
 
 /**
  * How a model's input is measured against a budget: `count` is the real tokenizer of the model where
@@ -38,8 +44,8 @@ const KNOWN_CONTEXT_WINDOWS: readonly [prefix: string, tokens: number][] = [
 
 /** OpenAI models by tokenizer: o200k_base for the 4o generation and later, cl100k_base before. */
 function openAiCounter(model: string): ((text: string) => number) | undefined {
-  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt-4o)/.test(model)) return countO200k;
-  if (/^(gpt-4|gpt-3\.5)/.test(model)) return countCl100k;
+  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt-4o)/.test(model)) return counterOf("o200k_base");
+  if (/^(gpt-4|gpt-3\.5)/.test(model)) return counterOf("cl100k_base");
   return undefined;
 }
 
