@@ -5,7 +5,10 @@
  * ordinary searches right after the burst. Prints, per answer status, the count and the latency.
  *
  *   bun bench/search-overload.ts [--requests 200] [--query-chars 8000] [--concurrency <SERVICE_SEARCH_CONCURRENCY>]
- *     [--rows 300] [--after 5]
+ *     [--rows 300] [--after 5] [--waves 1]
+ *
+ * With several waves, the process's resident memory is printed after the seeding, after each wave
+ * and once the waves are over: what overload leaves held.
  *
  * Progress goes to stderr, the report to stdout.
  */
@@ -31,6 +34,7 @@ const { values } = parseArgs({
     concurrency: { type: "string" },
     rows: { type: "string", default: "300" },
     after: { type: "string", default: "5" },
+    waves: { type: "string", default: "1" },
   },
   strict: true,
 });
@@ -96,13 +100,27 @@ try {
   const single = await post("/api/search", { query: longQuery(1_000_000), user_id: "ana", top_k: 5 });
   process.stderr.write(`one ${queryChars}-character search alone: ${single.status} in ${ms(single.ms)} ms\n`);
 
-  process.stderr.write(`burst of ${requests} concurrent searches...\n`);
-  const burstStarted = performance.now();
-  const answers = await Promise.all(Array.from({ length: requests }, (_, index) => post("/api/search", { query: longQuery(index), user_id: "ana", top_k: 5 })));
-  const burstMs = performance.now() - burstStarted;
+  const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
+  const memory: [string, number][] = [["after seeding", rssMb()]];
+  const answers: Awaited<ReturnType<typeof post>>[] = [];
   const after: Awaited<ReturnType<typeof post>>[] = [];
-  for (let index = 0; index < Number(values.after); index++)
-    after.push(await post("/api/search", { query: "refund for a broken order", user_id: "ana", top_k: 5 }));
+  let burstMs = 0;
+  for (let wave = 1; wave <= Number(values.waves); wave++) {
+    process.stderr.write(`wave ${wave}: burst of ${requests} concurrent searches...\n`);
+    const burstStarted = performance.now();
+    const offset = (wave - 1) * requests;
+    answers.push(
+      ...(await Promise.all(
+        Array.from({ length: requests }, (_, index) => post("/api/search", { query: longQuery(offset + index), user_id: "ana", top_k: 5 })),
+      )),
+    );
+    burstMs = Math.max(burstMs, performance.now() - burstStarted);
+    for (let index = 0; index < Number(values.after); index++)
+      after.push(await post("/api/search", { query: "refund for a broken order", user_id: "ana", top_k: 5 }));
+    memory.push([`after wave ${wave}`, rssMb()]);
+  }
+  Bun.gc(true);
+  memory.push(["after the waves, collected", rssMb()]);
 
   const row = (label: string, group: { ms: number }[]) => {
     const latencies = group.map((answer) => answer.ms);
@@ -119,9 +137,19 @@ try {
     row("ordinary search after the burst (one at a time)", after),
   ];
   const concurrency = settings.search.concurrency;
-  console.log(`## Search overload, embedded: ${requests} concurrent ${queryChars}-character searches, SERVICE_SEARCH_CONCURRENCY=${concurrency}\n`);
+  console.log(
+    `## Search overload, embedded: ${values.waves} wave(s) of ${requests} concurrent ${queryChars}-character searches, SERVICE_SEARCH_CONCURRENCY=${concurrency}\n`,
+  );
   console.log(markdownTable(["answers", "count", "p50 ms", "p95 ms", "max ms"], table));
-  console.log(`\n- burst answered in ${ms(burstMs / 1000, 2)} s; one such search alone: ${ms(single.ms)} ms; corpus ${rows} profiles + ${rows} user playbooks`);
+  console.log(
+    `\n${markdownTable(
+      ["resident memory of the process", "MB"],
+      memory.map(([label, mb]) => [label, ms(mb)]),
+    )}`,
+  );
+  console.log(
+    `\n- slowest burst answered in ${ms(burstMs / 1000, 2)} s; one such search alone: ${ms(single.ms)} ms; corpus ${rows} profiles + ${rows} user playbooks`,
+  );
   for (const fact of hostFacts()) console.log(`- ${fact}`);
   console.log(`- load average after: ${loadAverage()}`);
 } finally {

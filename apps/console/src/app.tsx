@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useRef } from "react";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { ApprovalsPage } from "./pages/approvals.tsx";
+import { ConversationsPage } from "./pages/conversations.tsx";
 import { ErasePage } from "./pages/erase.tsx";
 import { LearningsPage } from "./pages/learnings.tsx";
 import { OnboardingPage } from "./pages/onboarding.tsx";
@@ -10,15 +11,18 @@ import { SignInPage } from "./pages/sign-in.tsx";
 import { PAGES, type PageId, useRoute } from "./route.ts";
 import { useMember, useSession } from "./session.tsx";
 
-// The charting library is most of the bundle: it loads when the evaluation page is first opened.
+// The charting library is most of the bundle: it loads when a page with charts is first opened.
 const EvaluationPage = lazy(() => import("./pages/evaluation.tsx").then((module) => ({ default: module.EvaluationPage })));
+const StatusPage = lazy(() => import("./pages/status.tsx").then((module) => ({ default: module.StatusPage })));
 
 const PAGE_COMPONENTS: Record<PageId, React.ComponentType> = {
   onboarding: OnboardingPage,
+  conversations: ConversationsPage,
   learnings: LearningsPage,
   approvals: ApprovalsPage,
   questions: QuestionsPage,
   evaluation: EvaluationPage,
+  status: StatusPage,
   "api-keys": ApiKeysPage,
   erase: ErasePage,
 };

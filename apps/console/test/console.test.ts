@@ -55,8 +55,12 @@ afterAll(async () => {
   scripted?.server.close();
 });
 
+/** While set, the provider refuses our credentials, as a revoked key makes it do: learning stalls. */
+let providerRefuses = false;
+
 /** The scripted model, which also summarises a cluster of user playbooks into one agent playbook. */
 function aggregateOrScripted(request: FakeLlmRequest): FakeLlmReply {
+  if (providerRefuses) return { status: 401, error: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided" } };
   if (request.schemaName !== "playbook_aggregation") return scriptedReply(request);
   const size = (request.user.split("Cluster of user playbooks:")[1]?.match(/^\d+\. trigger:/gm) ?? []).length;
   return {
@@ -343,6 +347,151 @@ describe("the operator console", () => {
     await shot("09-evaluation-overview");
   });
 
+  test("the conversations page lists the project's sessions and a session's requests, turns, learning status and learnings", async () => {
+    await open("Conversations");
+    await page.getByRole("button", { name: "cook-2-s", exact: true }).waitFor();
+    await shot("14-conversations-project");
+    await page.getByRole("button", { name: "cook-1-s", exact: true }).click();
+    await page.getByRole("heading", { name: /Session cook-1-s of user cook-1/ }).waitFor();
+    const request = page.locator("section.request").first();
+    await request.getByText("User: What should I cook tonight?").waitFor();
+    await request.locator(".badge", { hasText: /^done$/ }).waitFor();
+    await request.getByText("Learnings from this request").click();
+    await shot("15-conversations-session");
+    // A learning the request produced links to the learnings page, showing that user's playbooks.
+    await request.getByRole("link", { name: /^User playbook #\d+$/ }).click();
+    await page.getByRole("heading", { name: "Learnings" }).waitFor();
+    expect(await page.getByRole("tab", { name: "User playbooks" }).getAttribute("aria-selected")).toBe("true");
+    expect(await page.getByLabel("User ID").inputValue()).toBe("cook-1");
+    await page.getByText("1 found.").waitFor();
+    await page.getByText("Offer only vegan recipes and say they are vegan").waitFor();
+  });
+
+  test("a request held for its input budget shows why on the conversations page; the status page counts it; its windows are recovered", async () => {
+    const words = (count: number, seed: string) => Array.from({ length: count }, (_, i) => `${seed}${i % 97}`).join(" ");
+    const publish = async (content: string[]) => {
+      const turns = content.map((each) => ({ role: "User", content: each }));
+      const published = await rest("POST", "/api/publish_interaction", apiKey, {
+        user_id: "held-user",
+        session_id: "held-s",
+        force_extraction: true,
+        interaction_data_list: turns,
+      });
+      expect(published.status).toBe(200);
+      await svc.learningIdle();
+      return published.body.request_id as string;
+    };
+    // The fixed part of the user's profile extraction prompt (no transcript, nothing learned yet), as
+    // the model received it: a budget a little over it cannot take even the cut of a very long last
+    // turn, so that window is held.
+    await publish(["held-user: hello there."]);
+    const prompt = scripted.server.requests.findLast((request) => request.schemaName === "profile_extraction" && request.user.includes("held-user"))!;
+    const fixed =
+      scripted.llm.inputTokens.count(prompt.system) +
+      scripted.llm.inputTokens.count(prompt.user.replace(/<transcript>[\s\S]*<\/transcript>/, "<transcript>\n</transcript>"));
+    const budget = (await rest("GET", "/api/get_config", apiKey)).body.learning_input_budget_tokens;
+    expect((await rest("POST", "/api/update_config", apiKey, { learning_input_budget_tokens: fixed + 300 })).status).toBe(200);
+    const held = await publish([`held-user: ${words(20_000, "z")}`, `held-user: ${words(600, "y")}`]);
+    expect((await rest("POST", "/api/update_config", apiKey, { learning_input_budget_tokens: budget })).status).toBe(200);
+    const later = await publish(["held-user: I am in Lisbon this week."]);
+    await open("Conversations");
+    await page.getByLabel("User ID (empty: the project's recent sessions)").fill("held-user");
+    await page.getByRole("button", { name: "Show", exact: true }).click();
+    const heldRequest = page.getByRole("region", { name: `Request ${held}` });
+    await heldRequest.getByText("held for budget").waitFor();
+    await heldRequest.getByText("reason: input_budget_exceeded").waitFor();
+    await page
+      .getByRole("region", { name: `Request ${later}` })
+      .locator(".badge", { hasText: /^pending$/ })
+      .waitFor();
+    const windows = page.getByRole("region", { name: "Held windows" });
+    await windows.getByRole("heading", { name: "User held-user, profile extractor" }).waitFor();
+    await windows.getByRole("heading", { name: "User held-user, playbook extractor" }).waitFor();
+    await shot("16-conversations-held");
+    // The status page counts the held windows and the user waiting behind them, and links back.
+    await open("Status");
+    await page.locator(".tile", { hasText: "Held windows" }).locator("strong", { hasText: /^2$/ }).waitFor();
+    await page.locator(".tile", { hasText: "Users waiting on a held window" }).locator("strong", { hasText: /^1$/ }).waitFor();
+    await page.getByRole("link", { name: "Recover held windows on the conversations page" }).click();
+    await page.getByLabel("User ID (empty: the project's recent sessions)").fill("held-user");
+    await page.getByRole("button", { name: "Show", exact: true }).click();
+    // The profile window is retried with the budget it needs, asked once more before it runs.
+    const profileWindow = windows.getByRole("article", { name: "User held-user, profile extractor" });
+    await profileWindow.getByRole("button", { name: "Retry with this budget" }).click();
+    const retry = profileWindow.getByRole("button", { name: /^Confirm: retry the profile window of held-user with \d+ tokens$/ });
+    await retry.click();
+    await profileWindow.waitFor({ state: "detached" });
+    // The playbook window is skipped from the keyboard: the confirmation takes the focus.
+    const playbookWindow = windows.getByRole("article", { name: "User held-user, playbook extractor" });
+    await playbookWindow.getByRole("button", { name: "Skip (never learn from it)" }).focus();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Confirm: skip the playbook window of held-user");
+    await page.keyboard.press("Enter");
+    await windows.waitFor({ state: "detached" });
+    await svc.learningIdle();
+    expect((await rest("POST", "/api/learning/held_windows", apiKey, {})).body.held_windows).toEqual([]);
+    // The URL names the user shown: a reload reads the statuses again, both requests now learned from.
+    await page.reload();
+    await page
+      .getByRole("region", { name: `Request ${held}` })
+      .locator(".badge", { hasText: /^done$/ })
+      .waitFor();
+    await page
+      .getByRole("region", { name: `Request ${later}` })
+      .locator(".badge", { hasText: /^done$/ })
+      .waitFor();
+    const profiles = (await rest("POST", "/api/get_profiles", apiKey, { user_id: "held-user" })).body.user_profiles;
+    expect(profiles.map((each: { content: string }) => each.content)).toContain("Is in Lisbon this week");
+  });
+
+  test("a provider stall shows on the status page and a stalled request's reason on the conversations page; the operator is recorded as told", async () => {
+    providerRefuses = true;
+    const publish = (override: boolean) =>
+      rest("POST", "/api/publish_interaction", apiKey, {
+        user_id: "stall-user",
+        session_id: "stall-s",
+        force_extraction: true,
+        override_learning_stall: override,
+        interaction_data_list: [{ role: "User", content: "stall-user: I am in Lisbon this week." }],
+      });
+    const stalled = (await publish(false)).body.request_id;
+    await svc.learningIdle();
+    await open("Status");
+    await page.locator(".tile", { hasText: "Background extraction" }).locator("strong", { hasText: "Paused" }).waitFor();
+    await page.getByText(/The LLM provider refused extraction \(auth error\)/).waitFor();
+    await page.getByRole("button", { name: "Record the operator as told" }).click();
+    await page.getByRole("button", { name: "Confirm: record the operator as told" }).click();
+    await page.getByText("The operator was told.").waitFor();
+    await shot("17-status-stalled");
+    expect((await rest("GET", "/stall_state", apiKey)).body).toMatchObject({ stalled: true, notified_in_cc: true });
+    await page.goto(`${origin}/console/#/conversations?user_id=stall-user`);
+    const request = page.getByRole("region", { name: `Request ${stalled}` });
+    await request.locator(".badge", { hasText: /^failed$/ }).waitFor();
+    await request.getByText(/reason: .*learning is stalled/).waitFor();
+    // The provider works again; a publish that overrides the stall clears it.
+    providerRefuses = false;
+    expect((await publish(true)).status).toBe(200);
+    await svc.learningIdle();
+    expect((await rest("GET", "/stall_state", apiKey)).body).toMatchObject({ stalled: false });
+  });
+
+  test("the status page charts the LLM tokens per day and stage, with the numbers in a table", async () => {
+    await open("Status");
+    await page.locator(".tile", { hasText: "Background extraction" }).locator("strong", { hasText: "Running" }).waitFor();
+    const report = (await rest("POST", "/api/learning/costs", apiKey, { start_time: svc.clock.now - 30 * 86_400, end_time: svc.clock.now + 86_400 })).body;
+    const calls = report.costs.reduce((sum: number, row: { calls: number }) => sum + row.calls, 0);
+    expect(calls).toBeGreaterThan(0);
+    await page
+      .locator(".tile", { hasText: "LLM calls" })
+      .locator("strong", { hasText: new RegExp(`^${calls}$`) })
+      .waitFor();
+    await page.locator(".chart svg.recharts-surface").nth(1).waitFor();
+    await page.getByText("Costs as a table").click();
+    await page.getByRole("cell", { name: "profile extraction" }).first().waitFor();
+    await page.getByText(/model whose price is unknown/).waitFor();
+    await shot("18-status-costs");
+  });
+
   test("the project switch shows another project's data; that project has no walkthrough", async () => {
     expect((await rest("POST", "/api/account/projects", sessionToken, { project_id: "staging", name: "Staging" })).status).toBe(201);
     await page.reload();
@@ -379,6 +528,7 @@ describe("the operator console", () => {
     await shot("12-phone-evaluation");
     // Every other page fits the phone's width too, with what it shows now.
     for (const [link, heading] of [
+      ["Conversations", "Conversations"],
       ["Learnings", "Learnings"],
       ["Approval queue", "Approval queue"],
       ["Questions", "Questions"],
@@ -391,6 +541,10 @@ describe("the operator console", () => {
       expect({ link, overflow: await page.evaluate<number>(OVERFLOW) }).toEqual({ link, overflow: 0 });
     }
     await shot("13-phone-erase");
+    await open("Status");
+    await page.locator(".chart svg.recharts-surface").first().waitFor();
+    expect(await page.evaluate<number>(OVERFLOW)).toBeLessThanOrEqual(0);
+    await shot("19-phone-status");
     await open("Evaluation");
     await page.reload();
     await page.getByRole("heading", { name: "Evaluation" }).waitFor();

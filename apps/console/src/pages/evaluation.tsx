@@ -1,13 +1,14 @@
 import type { Client } from "@als/client";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { Chart } from "../chart.tsx";
+import { dayWindow, type WindowDays, WindowSelect } from "../day-window.tsx";
 import { ErrorNote } from "../error-note.tsx";
 import { formatRate, formatTime } from "../format.ts";
 import { useMember } from "../session.tsx";
+import { Tile } from "../tile.tsx";
 
-const WINDOWS = [7, 30, 90] as const;
-const DAY = 86_400;
 // Colours with at least 4.5:1 contrast on white, told apart by dash pattern too. Charts do not
 // animate: numbers appear as they are, for people who prefer reduced motion and for screenshots.
 const REGULAR = "#1d4ed8";
@@ -16,13 +17,12 @@ const SHADOW = "#b45309";
 /** The evaluation of the project over a window: hero trend, headline tiles, score distribution, shadow win rate, experiments. */
 export function EvaluationPage() {
   const { client, session } = useMember();
-  const [days, setDays] = useState<(typeof WINDOWS)[number]>(30);
+  const [days, setDays] = useState<WindowDays>(30);
   const overview = useQuery({
     queryKey: ["overview", session.projectId, days],
     queryFn: () => {
-      // Windows end at the next UTC midnight, so a day's bucket is whole and the key stays stable within the day.
-      const to = Math.ceil(Date.now() / 1000 / DAY) * DAY;
-      return client.evaluation.overview({ from_ts: to - days * DAY, to_ts: to, bucket: "day", include_shadow: true });
+      const { start, end } = dayWindow(days);
+      return client.evaluation.overview({ from_ts: start, to_ts: end, bucket: "day", include_shadow: true });
     },
   });
   const data = overview.data;
@@ -30,16 +30,7 @@ export function EvaluationPage() {
   return (
     <section aria-labelledby="evaluation-title">
       <h1 id="evaluation-title">Evaluation</h1>
-      <label className="inline">
-        Window
-        <select value={days} onChange={(event) => setDays(Number(event.target.value) as typeof days)}>
-          {WINDOWS.map((each) => (
-            <option key={each} value={each}>
-              Last {each} days
-            </option>
-          ))}
-        </select>
-      </label>
+      <WindowSelect days={days} onChange={setDays} />
       <ErrorNote error={overview.error} />
       {overview.isPending && <p>Loading…</p>}
       {data && (
@@ -120,33 +111,6 @@ function heroNote(state: "full" | "early" | "shadow_off" | "empty"): string {
     shadow_off: "No shadow verdicts: only regular answers are shown.",
     empty: "Nothing was graded in this window.",
   }[state];
-}
-
-function Tile({ label, value, baseline }: { label: string; value: string; baseline: string }) {
-  return (
-    <li className="tile">
-      <span className="muted">{label}</span>
-      <strong>{value}</strong>
-      <span className="muted">before: {baseline}</span>
-    </li>
-  );
-}
-
-/** A chart with a heading and a text note: the numbers a screen reader needs are in the tiles and notes. */
-function Chart({ title, note, children }: { title: string; note?: string; children: React.ReactElement }) {
-  return (
-    <figure className="chart">
-      <figcaption>
-        <h2>{title}</h2>
-        {note && <p className="muted">{note}</p>}
-      </figcaption>
-      <div className="chart-area">
-        <ResponsiveContainer width="100%" height={240}>
-          {children}
-        </ResponsiveContainer>
-      </div>
-    </figure>
-  );
 }
 
 type AttributionRow = Awaited<ReturnType<Client["evaluation"]["overview"]>>["rule_attribution"][number];

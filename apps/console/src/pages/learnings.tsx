@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ErrorNote } from "../error-note.tsx";
 import { formatTime } from "../format.ts";
+import { routeParams } from "../route.ts";
 import { useMember } from "../session.tsx";
 
 type Kind = "profiles" | "user_playbooks" | "agent_playbooks";
@@ -29,9 +30,9 @@ const NO_FILTERS: Filters = { query: "", userId: "", agentVersion: "", tags: "",
  * the newest records are listed.
  */
 export function LearningsPage() {
-  const [kind, setKind] = useState<Kind>("profiles");
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [kind, setKind] = useState<Kind>(linkedKind);
+  const [draft, setDraft] = useState<Filters>(linkedFilters);
+  const [filters, setFilters] = useState<Filters>(linkedFilters);
   const apply = (event: FormEvent) => {
     event.preventDefault();
     setFilters(draft);
@@ -99,6 +100,15 @@ export function LearningsPage() {
     </section>
   );
 }
+
+/** The kind a link from another page asked for (#/learnings?kind=user_playbooks), else profiles. */
+function linkedKind(): Kind {
+  const kind = routeParams().get("kind");
+  return KINDS.find((each) => each.id === kind)?.id ?? "profiles";
+}
+
+/** The user a link from another page asked for (#/learnings?user_id=ana). */
+const linkedFilters = (): Filters => ({ ...NO_FILTERS, userId: routeParams().get("user_id") ?? "" });
 
 /** The filters every playbook read and search of the service takes alike. */
 function playbookFilters(filters: Filters) {
