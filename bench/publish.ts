@@ -26,7 +26,7 @@
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
-import { type CoreDeps, reconcile, systemClock } from "@als/core";
+import { type CoreDeps, createProcessServices, reconcile, systemClock } from "@als/core";
 import { type Database, openDatabase, type StorageOptions } from "@als/db";
 import { Client, Connection } from "@temporalio/client";
 import postgres from "postgres";
@@ -229,7 +229,14 @@ async function runRow(
   const fresh = await freshDatabase(mode, shared.serverUrl);
   if (!shared.engines.has(mode)) shared.engines.set(mode, await databaseFacts(fresh.db));
   const included = extraction === "included";
-  const base: CoreDeps = { db: fresh.db, embedder: shared.embedder, now: systemClock, storage: fresh.storage, ...(included && { llm: shared.llm!.llm }) };
+  const base: CoreDeps = {
+    db: fresh.db,
+    services: createProcessServices(fresh.db),
+    embedder: shared.embedder,
+    now: systemClock,
+    storage: fresh.storage,
+    ...(included && { llm: shared.llm!.llm }),
+  };
   const reconcilerErrors: unknown[] = [];
   const reconciled = included ? reconcile(base, (error) => reconcilerErrors.push(error)) : undefined;
   const reconciler = reconciled?.reconciler;

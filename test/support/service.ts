@@ -1,6 +1,6 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
-import { type CoreDeps, type DataSourceSettings, Reconciler, type TrustedProxy } from "@als/core";
+import { type CoreDeps, createProcessServices, type DataSourceSettings, Reconciler, type TrustedProxy } from "@als/core";
 import type { StorageTimeouts } from "@als/db";
 import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
@@ -46,6 +46,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
   const orchestratorDelay = { ms: 0 };
   const deps: CoreDeps = {
     db,
+    services: createProcessServices(db),
     embedder: await sharedEmbedder(),
     compute: sharedComputePool(),
     now: () => clock.now,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CoreDeps, systemClock } from "@als/core";
+import { type CoreDeps, createProcessServices, systemClock } from "@als/core";
 import { type Database, members, openDatabase, organizations, type StorageOptions } from "@als/db";
 import { verifyPassword } from "@als/identity";
 import { sharedComputePool } from "../../../test/support/compute.ts";
@@ -81,7 +81,14 @@ async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
 /** GET /api/whoami of a hosted server (AUTH_MODE=required) built over the CLI's database. */
 async function whoami(token: string, project?: string): Promise<{ status: number; body: any }> {
   return withDatabase(async (db) => {
-    const deps: CoreDeps = { db, embedder: await sharedEmbedder(), compute: sharedComputePool(), now: systemClock, storage };
+    const deps: CoreDeps = {
+      db,
+      services: createProcessServices(db),
+      embedder: await sharedEmbedder(),
+      compute: sharedComputePool(),
+      now: systemClock,
+      storage,
+    };
     const app = buildApp({ deps, log: createLogger("error"), mode: testMode, strictResponses: true, authMode: "required" });
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(project && { "x-service-project": project }) };
     const response = await app.handle(new Request("http://localhost/api/whoami", { headers }));

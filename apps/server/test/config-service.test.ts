@@ -19,7 +19,8 @@ describe("the configuration cache", () => {
   test("get_config is served from this process's cache until admin/cache/invalidate", async () => {
     await svc.client.config.update({ window_size: 20 });
     expect(await windowSize()).toBe(20);
-    // Another process writing to the shared database: this one's cache does not see it yet.
+    // A write this process neither made nor heard of (the test service does not listen for changes,
+    // see config-propagation.test.ts): its cache does not see it yet.
     await projectConfig.replaceProjectConfig(svc.db, LOCAL_SCOPE, { window_size: 30 }, svc.clock.now);
     expect(await windowSize()).toBe(20);
     expect(await invalidate({ org_id: "local" })).toEqual({ invalidated: true, org_id: "local" });
@@ -32,7 +33,7 @@ describe("the configuration cache", () => {
     expect(await windowSize()).toBe(40);
   });
 
-  test("a write by another process is seen once the cached copy expires", async () => {
+  test("a write this process does not hear of is seen once the cached copy expires", async () => {
     expect(await windowSize()).toBe(40);
     await projectConfig.replaceProjectConfig(svc.db, LOCAL_SCOPE, { window_size: 50 }, svc.clock.now);
     svc.clock.now += 31;

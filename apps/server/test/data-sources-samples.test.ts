@@ -132,6 +132,19 @@ describe("sample rules", () => {
     expect((await call(prefix, "GET", "")).body.samples).toEqual([]);
   });
 
+  test("a request retried with its Idempotency-Key makes one sample and answers as the first; another body answers 422", async () => {
+    const { stream } = await streamOf(prefix, SOURCES[0]);
+    const send = (body: object) =>
+      svc.call("POST", `${prefix.base}/streams/${stream.stream_id}/samples`, body, { ...prefix.headers(), "idempotency-key": "sample-once" });
+    const first = await send({ revision: stream.revision, sample_window: WINDOW });
+    expect(first.status).toBe(202);
+    expect(await send({ revision: stream.revision, sample_window: WINDOW })).toEqual(first);
+    const refused = await send({ revision: stream.revision });
+    expect([refused.status, refused.body.error]).toEqual([422, "idempotency_key_reused"]);
+    expect((await call(prefix, "GET", "")).body.samples.map((sample: { sample_id: string }) => sample.sample_id)).toEqual([first.body.sample_id]);
+    await svc.learningIdle();
+  });
+
   test("a provider that keeps rate-limiting fails the sample with its code and retry_at", async () => {
     const { stream } = await streamOf(prefix, SOURCES[0]);
     servers.a.rateLimitNext(1, "3600");

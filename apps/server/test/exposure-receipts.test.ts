@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exposureReceiptDigest, issueExposureReceipt, loadSettings, verifyExposureReceipt } from "@als/core";
+import { createProcessServices, exposureReceiptDigest, issueExposureReceipt, loadSettings, verifyExposureReceipt } from "@als/core";
 import { LOCAL_SCOPE, openDatabase } from "@als/db";
 import { testMode } from "../../../test/support/database.ts";
 import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
@@ -71,10 +71,10 @@ describe("exposure receipts", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "receipts-"));
     try {
       const first = await openDatabase({ kind: "pglite", dataDir });
-      const receipt = await issueExposureReceipt({ db: first, now: () => 1000 }, LOCAL_SCOPE, served("s-1", 1));
+      const receipt = await issueExposureReceipt({ services: createProcessServices(first), now: () => 1000 }, LOCAL_SCOPE, served("s-1", 1));
       await first.close();
       const second = await openDatabase({ kind: "pglite", dataDir });
-      expect(await verifyExposureReceipt({ db: second }, LOCAL_SCOPE, receipt, served("s-1", 1))).toBe(true);
+      expect(await verifyExposureReceipt({ services: createProcessServices(second) }, LOCAL_SCOPE, receipt, served("s-1", 1))).toBe(true);
       await second.close();
     } finally {
       await rm(dataDir, { recursive: true, force: true });

@@ -87,9 +87,9 @@ describe("publish_interaction with an Idempotency-Key", () => {
     expect((await requestsOf("ned")).length).toBe(2);
   });
 
-  test("OpenAPI declares the header on publish and the add_* writes, and idempotency_key_reused among their 422 errors", async () => {
+  test("OpenAPI declares the header on publish, the add_* writes and session_outcome, and idempotency_key_reused among their 422 errors", async () => {
     const spec = (await svc.call("GET", "/openapi.json")).body;
-    for (const path of ["/api/publish_interaction", "/api/add_user_profile", "/api/add_user_playbook", "/api/add_agent_playbook"]) {
+    for (const path of ["/api/publish_interaction", "/api/add_user_profile", "/api/add_user_playbook", "/api/add_agent_playbook", "/api/session_outcome"]) {
       const operation = spec.paths[path].post;
       expect(operation.parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false }));
       expect(operation.responses["422"].description).toContain("idempotency_key_reused");
@@ -142,5 +142,49 @@ describe("add_* records with an Idempotency-Key", () => {
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
     expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
     expect(await count("profiles", "user_id = 'pia'")).toBe(1);
+  });
+});
+
+/**
+ * session_outcome is final for its session: without a key an exact retry answers recorded false; with
+ * one, a retry gets the first answer (recorded true) whichever attempt stored it.
+ */
+describe("session_outcome with an Idempotency-Key", () => {
+  const report = (outcome: string, key: string) =>
+    svc.call("POST", "/api/session_outcome", { session_id: "s-rex", outcome, occurred_at: 1_700_000_000 }, { "idempotency-key": key });
+  const outcomesOfRex = async () =>
+    (await svc.db.query<{ outcome: string }>("SELECT outcome FROM session_outcomes WHERE session_id = 's-rex'")).map((row) => row.outcome);
+
+  test("a retry gets the first answer and stores nothing more; another body answers 422 and changes nothing", async () => {
+    expect((await publish({ ...body("rex", "I fix clocks"), session_id: "s-rex" })).status).toBe(200);
+    const first = await report("success", "key-rex");
+    expect([first.status, first.body.recorded]).toEqual([200, true]);
+    expect(await report("success", "key-rex")).toEqual(first);
+    const refused = await report("failure", "key-rex");
+    expect([refused.status, refused.body.error]).toEqual([422, "idempotency_key_reused"]);
+    expect(await outcomesOfRex()).toEqual(["success"]);
+    // The key is kept with the session's user, so that it is erased with them.
+    expect(await svc.db.query("SELECT user_id FROM idempotency_keys WHERE idempotency_key = 'key-rex'")).toEqual([{ user_id: "rex" }]);
+  });
+
+  test("concurrent attempts with one key record one outcome and all answer recorded true", async () => {
+    expect((await publish({ ...body("sue", "I knit"), session_id: "s-sue" })).status).toBe(200);
+    const attempt = () =>
+      svc.call("POST", "/api/session_outcome", { session_id: "s-sue", outcome: "success", occurred_at: 1_700_000_000 }, { "idempotency-key": "key-sue" });
+    const answers = await Promise.all(Array.from({ length: 4 }, attempt));
+    expect(answers.map((answer) => [answer.status, answer.body.recorded])).toEqual(answers.map(() => [200, true]));
+    expect(new Set(answers.map((answer) => answer.body.outcome_id)).size).toBe(1);
+    expect(await svc.db.query("SELECT count(*)::int AS n FROM session_outcomes WHERE session_id = 's-sue'")).toEqual([{ n: 1 }]);
+  });
+
+  test("a session with no published request answers 404 and keeps no key", async () => {
+    const missing = await svc.call(
+      "POST",
+      "/api/session_outcome",
+      { session_id: "s-none", outcome: "success", occurred_at: 1_700_000_000 },
+      { "idempotency-key": "key-none" },
+    );
+    expect(missing.status).toBe(404);
+    expect(await svc.db.query("SELECT idempotency_key FROM idempotency_keys WHERE idempotency_key = 'key-none'")).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublishInteractionRequest } from "@als/contract";
-import { AdmissionTimeoutError, PublishCapacityError, publishInteractions } from "@als/core";
+import { AdmissionTimeoutError, PublishCapacityError, PublishSlots, publishInteractions } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
 import { testMode } from "../../../test/support/database.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -23,7 +23,7 @@ describe(`publish admission (${testMode})`, () => {
   beforeAll(async () => {
     svc = await startTestService();
     // One publish transaction at a time, each publish answered within 400 ms.
-    svc.deps.publishAdmission = { concurrency: 1, timeoutMs: 400 };
+    svc.deps.services.publishSlots = new PublishSlots({ concurrency: 1, timeoutMs: 400 });
   });
   afterAll(() => svc.close());
 

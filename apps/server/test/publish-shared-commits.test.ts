@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublishInteractionRequest } from "@als/contract";
-import { AdmissionTimeoutError, publishInteractions } from "@als/core";
+import { AdmissionTimeoutError, PublishSlots, publishInteractions } from "@als/core";
 import { LOCAL_SCOPE } from "@als/db";
 import { testMode } from "../../../test/support/database.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 // Publishes that arrive while the process's publish transactions are busy share the next one
-// (commitShared). Sharing must lose nothing, duplicate nothing, keep each user's stream whole, and
+// (SharedCommits). Sharing must lose nothing, duplicate nothing, keep each user's stream whole, and
 // never make one publish's failure, lock wait or deadline another's answer.
 
 const publishOf = (userId: string, contents: string[]) =>
@@ -90,8 +90,8 @@ describe(`publishes sharing a transaction (${testMode})`, () => {
   test.skipIf(testMode !== "full")(
     "a publish blocked by a lock held elsewhere holds up none of the publishes it shared a transaction with, and does not commit past its deadline",
     async () => {
-      const admission = svc.deps.publishAdmission;
-      svc.deps.publishAdmission = { concurrency: 16, timeoutMs: 2_000 };
+      const slots = svc.deps.services.publishSlots;
+      svc.deps.services.publishSlots = new PublishSlots({ concurrency: 16, timeoutMs: 2_000 });
       await publishInteractions(svc.deps, LOCAL_SCOPE, publishOf("locked", ["before the lock"]));
       let release: () => void = () => {};
       let held: () => void = () => {};
@@ -128,7 +128,7 @@ describe(`publishes sharing a transaction (${testMode})`, () => {
       } finally {
         release();
         await locker.catch(() => {});
-        svc.deps.publishAdmission = admission;
+        svc.deps.services.publishSlots = slots;
       }
     },
   );

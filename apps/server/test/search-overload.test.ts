@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { SearchSlots } from "@als/core";
 import { testMode } from "../../../test/support/database.ts";
 import { addAgentPlaybooks, addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { startScriptedLlm } from "../../../test/support/scripted-llm.ts";
@@ -102,7 +103,12 @@ test("per-entity searches are admitted under the same bound: beyond it they answ
   expect(found.status).toBe(200);
   expect(found.body.user_playbooks.length).toBeGreaterThan(0);
 
-  const app = buildApp({ deps: { ...svc.deps, search: { concurrency: 1 } }, log: createLogger("error"), mode: testMode, strictResponses: true });
+  const app = buildApp({
+    deps: { ...svc.deps, search: { concurrency: 1 }, services: { ...svc.deps.services, searchSlots: new SearchSlots(1) } },
+    log: createLogger("error"),
+    mode: testMode,
+    strictResponses: true,
+  });
   const paths = ["/api/search_profiles", "/api/search_user_playbooks", "/api/search_agent_playbooks", "/api/search_interactions"];
   const answers = await Promise.all(
     // More than one slot can serve within the deadline: each embeds a long query, well over the

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createProcessServices, type ProcessServices } from "@als/core";
 import type { Database } from "@als/db";
 import { addUserPlaybooks } from "../../../test/support/playbooks.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 // Each search runs on a view of the database made for it (its deadline, its statement turns); the
-// process's caches must still see one database, or every search reads them again (found by the
-// Server-Timing stages: `config` and `receipts` each cost a round trip, and the receipt secret a write).
+// process's caches (its ProcessServices) must still serve every search, or each reads them again
+// (found by the Server-Timing stages: `config` and `receipts` each cost a round trip, and the
+// receipt secret a write).
 let svc: TestService;
+let services: ProcessServices;
 const statements: string[] = [];
 
 beforeAll(async () => {
@@ -23,10 +26,14 @@ beforeAll(async () => {
     transaction: (work, options) => db.transaction(work, options),
     close: () => db.close(),
   };
+  // The process runs on the counting database: its services are built over it, as a composition root builds them.
+  services = svc.deps.services;
   svc.deps.db = counting;
+  svc.deps.services = createProcessServices(counting);
 });
 afterAll(async () => {
   svc.deps.db = svc.db;
+  svc.deps.services = services;
   await svc.close();
 });
 

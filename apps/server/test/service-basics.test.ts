@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError, ERROR_TABLE, type ErrorCode, errorBody } from "@als/contract";
+import { createProcessServices } from "@als/core";
 import { freshDatabase, testMode } from "../../../test/support/database.ts";
 import { sharedEmbedder } from "../../../test/support/embedder.ts";
 import { startTestService, type TestService } from "../../../test/support/service.ts";
@@ -99,7 +100,11 @@ describe("errors", () => {
 
   test("unavailable storage answers 503, never an empty success", async () => {
     const { db, drop } = await freshDatabase();
-    const app = buildApp({ deps: { db, embedder: await sharedEmbedder(), now: () => 0 }, log: createLogger("error"), mode: testMode });
+    const app = buildApp({
+      deps: { db, services: createProcessServices(db), embedder: await sharedEmbedder(), now: () => 0 },
+      log: createLogger("error"),
+      mode: testMode,
+    });
     await drop();
     const search = await app.handle(
       new Request("http://localhost/api/search_profiles", {

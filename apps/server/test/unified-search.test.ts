@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Embedder } from "@als/ai";
 import type { ClientInput } from "@als/client";
+import { createProcessServices } from "@als/core";
 import { freshDatabase, testMode } from "../../../test/support/database.ts";
 import { sharedEmbedder } from "../../../test/support/embedder.ts";
 import { addAgentPlaybooks, addUserPlaybooks, expectReformulationRefused, expectSearchRejections, INVALID_SEARCHES } from "../../../test/support/playbooks.ts";
@@ -318,7 +319,11 @@ describe("POST /api/search: deadline and storage", () => {
 
   test("unavailable storage answers 503, never an empty success", async () => {
     const { db, drop } = await freshDatabase();
-    const app = buildApp({ deps: { db, embedder: await sharedEmbedder(), now: () => 0 }, log: createLogger("error"), mode: testMode });
+    const app = buildApp({
+      deps: { db, services: createProcessServices(db), embedder: await sharedEmbedder(), now: () => 0 },
+      log: createLogger("error"),
+      mode: testMode,
+    });
     await drop();
     const response = await app.handle(
       new Request("http://localhost/api/search", {

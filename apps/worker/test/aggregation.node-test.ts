@@ -37,7 +37,7 @@ after(() => env?.close());
 test("an operation whose worker is killed mid-run completes exactly once on the next worker", { timeout: 240_000 }, async () => {
   const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
   const { db, embedder, client, llm, database } = env;
-  const deps: CoreDeps = { db, embedder, now: systemClock, orchestrator: orchestratorOn(client, taskQueue) };
+  const deps: CoreDeps = { db, services: env.services, embedder, now: systemClock, orchestrator: orchestratorOn(client, taskQueue) };
   await addUserPlaybooks(
     deps,
     scope,

@@ -30,6 +30,7 @@ test("an applied review whose worker is killed mid-run is completed exactly once
   const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
   const deps: CoreDeps = {
     db: env.db,
+    services: env.services,
     embedder: env.embedder,
     now: systemClock,
     llm: createLlm({ kind: "openai-compatible", model: "scripted-model", baseUrl: env.llm.baseUrl, contextWindowTokens: 128_000 }),

@@ -34,6 +34,7 @@ after(() => env?.close());
 async function publish(scope: Scope, body: object): Promise<string> {
   const deps: CoreDeps = {
     db: env.db,
+    services: env.services,
     embedder: env.embedder,
     now: systemClock,
     orchestrator: orchestratorOn(env.client, taskQueue),
@@ -43,7 +44,7 @@ async function publish(scope: Scope, body: object): Promise<string> {
 }
 
 async function waitUntilDone(scope: Scope, requestId: string, timeoutMs: number, wanted: "done" | "failed" = "done"): Promise<void> {
-  const deps: CoreDeps = { db: env.db, embedder: env.embedder, now: systemClock };
+  const deps: CoreDeps = { db: env.db, services: env.services, embedder: env.embedder, now: systemClock };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { status, reason } = await learningStatusOf(deps, scope, requestId);
@@ -130,7 +131,7 @@ test("a publish overriding a stall is awaited through its workflow, and clearing
       override_learning_stall: true,
       interaction_data_list: [{ content: "ok" }],
     });
-    const deps: CoreDeps = { db: env.db, embedder: env.embedder, now: systemClock };
+    const deps: CoreDeps = { db: env.db, services: env.services, embedder: env.embedder, now: systemClock };
     assert.deepEqual(await waitForLearning(deps, scope, resumed, 120_000), { outcome: "done" }, JSON.stringify(await learningStatusOf(deps, scope, resumed)));
     assert.equal((await learningStatusOf(deps, scope, stalled)).status, "done");
     assert.equal(await learning.readStall(env.db, scope), undefined);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createEmbedder } from "@als/ai";
-import type { Orchestrator } from "@als/core";
+import { createProcessServices, type Orchestrator } from "@als/core";
 import { openDatabase } from "@als/db";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
@@ -64,6 +64,8 @@ export async function openFullModeEnvironment(llmHandler: FakeLlmHandler) {
   return {
     database,
     db,
+    /** The test process's services over `db`, as a composition root builds them once. */
+    services: createProcessServices(db),
     embedder,
     client,
     llm,

@@ -2,7 +2,9 @@ import { createEmbedder, createLlm, createLocalReranker } from "@als/ai";
 import { createComputePool } from "@als/compute";
 import { openDatabase } from "@als/db";
 import { QdrantVectorIndex } from "@als/vector";
+import { followConfigChanges } from "./config/follow-config-changes.ts";
 import { type CoreDeps, systemClock } from "./deps.ts";
+import { createProcessServices } from "./process-services.ts";
 import type { Settings } from "./settings.ts";
 import { ChangeLogFollower } from "./vector-sync/change-log-follower.ts";
 import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
@@ -45,6 +47,7 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
     built.push(compute);
     const deps: CoreDeps = {
       db,
+      services: createProcessServices(db, settings),
       embedder,
       compute,
       reranker: await createLocalReranker({ modelDir: settings.rerank.modelDir, compute }),
@@ -52,11 +55,12 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
       search: settings.search,
       storage: settings.storage,
       ...(settings.learning && { learning: settings.learning }),
-      ...(settings.publishAdmission && { publishAdmission: settings.publishAdmission }),
       ...(settings.crashPoints?.size && { crashPoints: settings.crashPoints }),
       ...(settings.dataSources && { dataSources: settings.dataSources }),
       ...(settings.llm && { llm: createLlm(settings.llm) }),
     };
+    // Several processes share a PostgreSQL database: each hears the configuration changes of the others.
+    if (settings.storage.kind === "postgres") built.push(followConfigChanges(deps, settings.storage, log));
     if (settings.vectorIndex?.kind === "qdrant") {
       const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
       await prepareVectorIndex({ db, vectorIndex });

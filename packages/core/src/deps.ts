@@ -2,10 +2,13 @@ import type { Embedder, Llm, Reranker } from "@als/ai";
 import type { Database, StorageOptions } from "@als/db";
 import type { VectorIndex } from "@als/vector";
 import type { Orchestrator } from "./durable/orchestrator.ts";
+import type { ProcessServices } from "./process-services.ts";
 
 /** What domain functions need from the process; built once by each composition root. */
 export interface CoreDeps {
   db: Database;
+  /** What the process keeps between requests (caches, admission, queues), built with it: see createProcessServices. */
+  services: ProcessServices;
   embedder: Embedder;
   /** Current time in Unix seconds; tests move it to check expiry. */
   now: () => number;
@@ -26,8 +29,6 @@ export interface CoreDeps {
   readonly orchestrator?: Orchestrator;
   /** Unset: the defaults of LearningSettings. */
   learning?: LearningSettings;
-  /** Unset: DEFAULT_PUBLISH_ADMISSION. */
-  publishAdmission?: PublishAdmissionSettings;
   /** CPU work off the event loop (clustering); aggregation needs it. */
   compute?: { clusterEmbeddings(input: { vectors: Float32Array; dims: number; threshold: number; minClusterSize: number }): Promise<Int32Array> };
   /** Unset: connections reach the providers' public hosts, credentials sealed under the database's key. */
@@ -59,7 +60,7 @@ export const DEFAULT_LEARNING_CONCURRENCY = 8;
 
 /**
  * How a process admits publishes: at most `concurrency` publishes under way at once (they share a
- * few transactions, see commitShared), and every publish answered within `timeoutMs`, committed or
+ * few transactions, see SharedCommits), and every publish answered within `timeoutMs`, committed or
  * not (see admitPublish).
  */
 export interface PublishAdmissionSettings {

@@ -1,24 +1,24 @@
 import { randomBytes } from "node:crypto";
 import { type Database, serviceSecrets } from "@als/db";
-import { processDatabaseOf } from "./process-database.ts";
-
-const cached = new WeakMap<Database, Map<string, Promise<string>>>();
 
 /**
- * The deployment secret `name` that the database holds, made on first use: every process sharing
- * the database gets the same value, and it survives restarts. Read once per process and name.
+ * The deployment secrets the database holds, made on first use: every process sharing the database
+ * gets the same value, and it survives restarts. Each is read once per process (ProcessServices.secrets).
  */
-export function storedSecret(db: Database, name: string): Promise<string> {
-  const processDb = processDatabaseOf(db);
-  const secrets = cached.get(processDb) ?? new Map<string, Promise<string>>();
-  cached.set(processDb, secrets);
-  let secret = secrets.get(name);
-  if (!secret) {
-    // On the process's database, not a search's view of it: the one read serves every later caller,
-    // so one search's deadline must not fail it.
-    secret = serviceSecrets.getOrCreateSecret(processDb, name, randomBytes(32).toString("base64url"));
-    secret.catch(() => secrets.delete(name));
-    secrets.set(name, secret);
+export class StoredSecrets {
+  private readonly secrets = new Map<string, Promise<string>>();
+
+  /** `database`: the process's own, not a search's view of it: one read serves every later caller, so one search's deadline must not fail it. */
+  constructor(private readonly database: Database) {}
+
+  /** The secret `name`; a failed read is forgotten, so the next caller reads again. */
+  get(name: string): Promise<string> {
+    let secret = this.secrets.get(name);
+    if (!secret) {
+      secret = serviceSecrets.getOrCreateSecret(this.database, name, randomBytes(32).toString("base64url"));
+      secret.catch(() => this.secrets.delete(name));
+      this.secrets.set(name, secret);
+    }
+    return secret;
   }
-  return secret;
 }

@@ -1,5 +1,11 @@
 export { checkFreeSpace, checkStorage } from "./check-storage.ts";
 export * from "./driver.ts";
+export {
+  listenForNotifications,
+  type NotificationHandlers,
+  type NotificationListener,
+  type NotificationListenerOptions,
+} from "./drivers/postgres-notifications.ts";
 export { migrate } from "./migrate.ts";
 export * from "./open.ts";
 export { isAfterEarlierFailure, pipelined } from "./pipelined.ts";

@@ -9,7 +9,7 @@
 export type StorageFailureReason = "connection" | "unavailable" | "read_only" | "disk_full" | "resources" | "timeout";
 
 /** Socket errors of Node and Bun, and postgres.js's own codes for a connection it lost or closed. */
-const CONNECTION_CODES = new Set([
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
   "ECONNABORTED",

@@ -155,6 +155,7 @@ const ACTIONS = {
     output: Sample,
     successStatus: 202,
     errors: ["conflict"],
+    idempotencyKey: true,
   },
   getSample: {
     method: "GET",

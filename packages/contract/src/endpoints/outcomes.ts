@@ -10,6 +10,7 @@ export const outcomesEndpoints = defineResource("outcomes", {
     input: RecordSessionOutcomeRequest,
     output: RecordSessionOutcomeResponse,
     errors: ["erasure_in_progress"],
+    idempotencyKey: true,
   },
   list: {
     method: "POST",

@@ -2,7 +2,6 @@ import { AppError, ProjectConfig } from "@als/contract";
 import { projectConfig, type Scope, type Sql } from "@als/db";
 import type { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
-import { configCacheOf } from "./config-cache.ts";
 import { parseStoredConfig } from "./project-config.ts";
 
 export interface ConfigChange {
@@ -34,7 +33,7 @@ export async function changeProjectConfig(
       return { previous, current: changed.data };
     });
   } finally {
-    configCacheOf(deps.db).forget(scope);
+    deps.services.configs.forget(scope);
   }
 }
 

@@ -1,11 +1,11 @@
 import type { ProjectConfig } from "@als/contract";
-import type { Database, Scope } from "@als/db";
-import { processDatabaseOf } from "../process-database.ts";
+import type { Scope } from "@als/db";
 
 /**
  * How long a cached configuration is served. Writes by this process and admin/cache/invalidate
- * clear it at once; a write by another API process (full mode runs several) reaches this one after
- * at most this long.
+ * clear it at once, and so, in full mode, does every change another process commits (announced by
+ * migration 0048's trigger, heard by followConfigChanges). This bounds only what announces nothing:
+ * rows written with triggers off (a restore), which admin/cache/invalidate clears at once.
  */
 const CACHE_SECONDS = 30;
 
@@ -15,15 +15,21 @@ interface Entry {
   expiresAt: number;
 }
 
-/** Parsed configurations of one database's projects, held by this process. */
-class ProjectConfigCache {
+/** Parsed configurations of one database's projects, held by this process (ProcessServices.configs). */
+export class ProjectConfigCache {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * False while changes committed by other processes may go unheard (see setHeard): every read then
+   * loads afresh and nothing is kept. A database only this process uses is always heard.
+   */
+  private heard = true;
 
   /**
    * The cached configuration, or `load`'s, cached. The load itself is cached, so concurrent misses
    * share one read; a load that fails is forgotten again.
    */
   read(scope: Scope, now: number, load: () => Promise<ProjectConfig>): Promise<ProjectConfig> {
+    if (!this.heard) return load();
     const key = keyOf(scope);
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > now) return cached.config;
@@ -40,6 +46,20 @@ class ProjectConfigCache {
     this.entries.delete(keyOf(scope));
   }
 
+  /**
+   * Whether changes committed by other processes are heard from now on. Either way everything kept
+   * is forgotten: what was read before it stopped hearing may have changed unheard, and once it hears
+   * again the next read of each project loads what is stored now.
+   */
+  setHeard(heard: boolean): void {
+    this.heard = heard;
+    this.entries.clear();
+  }
+
+  forgetAll(): void {
+    this.entries.clear();
+  }
+
   /** Forgets every project of the organisation; false when none was cached. */
   forgetOrganisation(orgId: string, now: number): boolean {
     let forgotLive = false;
@@ -54,20 +74,3 @@ class ProjectConfigCache {
 
 // A JSON array cannot be re-split differently, whatever characters the ids hold.
 const keyOf = (scope: Scope) => JSON.stringify([scope.orgId, scope.projectId]);
-
-const caches = new WeakMap<Database, ProjectConfigCache>();
-
-/**
- * The configuration cache of `db`: one per database handle, so every CoreDeps built over it (a
- * composition root's, the copies domain code makes of it, and a search's view of it, see
- * processDatabaseOf) reads and invalidates the same one.
- */
-export function configCacheOf(db: Database): ProjectConfigCache {
-  const processDb = processDatabaseOf(db);
-  let cache = caches.get(processDb);
-  if (!cache) {
-    cache = new ProjectConfigCache();
-    caches.set(processDb, cache);
-  }
-  return cache;
-}

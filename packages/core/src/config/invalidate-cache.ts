@@ -1,13 +1,15 @@
 import { AppError } from "@als/contract";
-import type { Scope } from "@als/db";
+import { projectConfig, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { configCacheOf } from "./config-cache.ts";
 
 /**
- * Forgets what this process caches for the caller's organisation (admin/cache/invalidate); false
- * when nothing was cached. Naming another organisation is refused (403).
+ * Forgets what the deployment caches for the caller's organisation (admin/cache/invalidate): this
+ * process at once, every other one when it hears the announcement (see followConfigChanges). The
+ * answer says whether this process had anything cached. Naming another organisation is refused (403).
  */
-export function invalidateOrganisationCache(deps: CoreDeps, scope: Scope, orgId: string): boolean {
+export async function invalidateOrganisationCache(deps: CoreDeps, scope: Scope, orgId: string): Promise<boolean> {
   if (orgId !== scope.orgId) throw new AppError("forbidden", "org_id does not match the caller's organisation");
-  return configCacheOf(deps.db).forgetOrganisation(orgId, deps.now());
+  const invalidated = deps.services.configs.forgetOrganisation(orgId, deps.now());
+  await projectConfig.announceOrganisationInvalidated(deps.db, orgId);
+  return invalidated;
 }

@@ -1,8 +1,6 @@
 import { ProjectConfig } from "@als/contract";
 import { projectConfig, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { processDatabaseOf } from "../process-database.ts";
-import { configCacheOf } from "./config-cache.ts";
 
 export type { ProjectConfig };
 
@@ -14,7 +12,8 @@ export type { ProjectConfig };
 export function getProjectConfig(deps: CoreDeps, scope: Scope): Promise<ProjectConfig> {
   // The load is shared by every caller until it expires: it runs on the process's database, not on
   // the caller's per-search view, so that one search's deadline cannot fail it for the others.
-  return configCacheOf(deps.db).read(scope, deps.now(), () => readProjectConfigNow({ ...deps, db: processDatabaseOf(deps.db) }, scope));
+  const { configs, database } = deps.services;
+  return configs.read(scope, deps.now(), () => readProjectConfigNow({ ...deps, db: database }, scope));
 }
 
 /**

@@ -1,13 +1,12 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { CoreDeps } from "../deps.ts";
-import { storedSecret } from "../stored-secret.ts";
 import type { ProviderCredentials } from "./providers/trace-provider.ts";
 
 const VERSION = "v1";
 
 /** AES-256 key of the deployment's data-source secret: DATA_SOURCE_CREDENTIAL_KEY, else the one the database holds. */
 async function sealingKey(deps: CoreDeps): Promise<Buffer> {
-  const secret = deps.dataSources?.credentialKey ?? (await storedSecret(deps.db, "data_source_credentials"));
+  const secret = deps.dataSources?.credentialKey ?? (await deps.services.secrets.get("data_source_credentials"));
   return createHash("sha256").update(secret).digest();
 }
 

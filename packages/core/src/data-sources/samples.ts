@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AppError, type Sample } from "@als/contract";
 import { dataSourceSamples, dataSources, type SampleRecord, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
+import type { RecordAnswer } from "../idempotency/write-once.ts";
 import { isoTime } from "../iso-time.ts";
 import { staleRevision } from "./stale-revision.ts";
 import { liveStream } from "./stream-drafts.ts";
@@ -44,6 +45,8 @@ export async function requestSample(
   deps: CoreDeps,
   scope: Scope,
   input: { stream_id: string; revision: number; sample_window?: { start: string; end: string } | undefined },
+  /** An Idempotency-Key's (see writeOnce): the accepted sample is the answer kept with the key. */
+  record?: RecordAnswer<Sample>,
 ): Promise<Sample> {
   const stream = await liveStream(deps, scope, input.stream_id);
   if (stream.revision !== input.revision) throw staleRevision("stream", input.stream_id, stream.revision, input.revision);
@@ -54,14 +57,18 @@ export async function requestSample(
   if (window.end <= window.start) {
     throw AppError.validation([{ loc: ["body", "sample_window", "end"], msg: "must be at least a second after start", type: "value_error" }]);
   }
-  const created = await dataSourceSamples.insertSample(deps.db, scope, {
-    sample_id: `dsm_${randomUUID()}`,
-    stream_id: stream.stream_id,
-    stream_revision: stream.revision,
-    window_start: window.start,
-    window_end: window.end,
-    created_at: now,
-    expires_at: now + SAMPLE_TTL_SECONDS,
+  const created = await deps.db.transaction(async (tx) => {
+    const inserted = await dataSourceSamples.insertSample(tx, scope, {
+      sample_id: `dsm_${randomUUID()}`,
+      stream_id: stream.stream_id,
+      stream_revision: stream.revision,
+      window_start: window.start,
+      window_end: window.end,
+      created_at: now,
+      expires_at: now + SAMPLE_TTL_SECONDS,
+    });
+    await record?.(tx, toSample(inserted, now));
+    return inserted;
   });
   await deps.orchestrator?.schedule("sample", scope, created.sample_id);
   return toSample(created, now);

@@ -1,7 +1,6 @@
 import { createHmac } from "node:crypto";
 import type { Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { storedSecret } from "../stored-secret.ts";
 
 const REFERENCE_KEY_NAME = "governance_reference_key";
 
@@ -11,8 +10,8 @@ const REFERENCE_KEY_NAME = "governance_reference_key";
  * repeat idempotent, and they are what outlives the erasure (purge operations, audit rows,
  * suppression), while the raw id cannot be read back from them.
  */
-export async function subjectRefs(deps: Pick<CoreDeps, "db">, scope: Scope, subject: { userId: string; requestId: string }) {
-  const key = await storedSecret(deps.db, REFERENCE_KEY_NAME);
+export async function subjectRefs(deps: Pick<CoreDeps, "services">, scope: Scope, subject: { userId: string; requestId: string }) {
+  const key = await deps.services.secrets.get(REFERENCE_KEY_NAME);
   // A JSON array cannot be re-split differently, whatever characters the ids hold.
   const ref = (kind: string, value: string) =>
     `${kind}_${createHmac("sha256", key)

@@ -3,15 +3,19 @@ import { idempotencyKeys } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { type IdempotencyKey, KeyTaken, recordKeyOrThrow, refuseOtherRequest } from "./idempotency-key.ts";
 
-/** Records the key and the answer in the write's transaction (see writeOnce); undefined without a key. */
-export type RecordAnswer<A> = ((tx: Sql, answer: A) => Promise<void>) | undefined;
+/**
+ * Records the key and the answer in the write's transaction (see writeOnce); undefined without a key.
+ * `userId`, when the write learns it only in its transaction: the user the write is about.
+ */
+export type RecordAnswer<A> = ((tx: Sql, answer: A, userId?: string) => Promise<void>) | undefined;
 
 /**
  * A write whose whole answer is known inside its transaction (an add_* of records), made at most once
  * per idempotency key: `write` calls `record` in its transaction with the answer it will give, so the
  * key and its answer commit with the write or not at all. A retry under the key gets that answer
  * again; a retry racing the first attempt waits for its transaction (PostgreSQL holds the key's row)
- * and answers as it. `userId`: the user the write is about, for the key's erasure (null: several or none).
+ * and answers as it. `userId`: the user the write is about, for the key's erasure (null: several or
+ * none, or one `write` names when it records).
  */
 export async function writeOnce<A extends object>(
   deps: CoreDeps,
@@ -24,7 +28,9 @@ export async function writeOnce<A extends object>(
   const earlier = await answerUnder<A>(deps, scope, key);
   if (earlier) return earlier;
   try {
-    return await write((tx, answer) => recordKeyOrThrow(deps, tx, scope, key, { userId, outcome: {}, answer: answer as Record<string, unknown> }));
+    return await write((tx, answer, writtenFor) =>
+      recordKeyOrThrow(deps, tx, scope, key, { userId: writtenFor ?? userId, outcome: {}, answer: answer as Record<string, unknown> }),
+    );
   } catch (error) {
     if (!(error instanceof KeyTaken)) throw error;
     const first = await answerUnder<A>(deps, scope, key);

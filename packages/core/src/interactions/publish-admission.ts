@@ -1,5 +1,7 @@
-import type { Database, TransactionOptions } from "@als/db";
-import { type CoreDeps, DEFAULT_PUBLISH_ADMISSION, type PublishAdmissionSettings } from "../deps.ts";
+import type { TransactionOptions } from "@als/db";
+import { rejectAtDeadline } from "../concurrency/deadline.ts";
+import { Slots } from "../concurrency/slots.ts";
+import type { CoreDeps, PublishAdmissionSettings } from "../deps.ts";
 
 /**
  * 503 capacity_deadline_exceeded: every publish slot stayed taken until the deadline, so nothing was
@@ -35,58 +37,21 @@ export class AdmissionTimeoutError extends Error {
   }
 }
 
-/** The slots of one process's publishes: at most `concurrency` taken, the rest wait in turn. */
-class PublishSlots {
-  private taken = 0;
-  private readonly waiting: { grant: () => void }[] = [];
-
-  constructor(readonly settings: PublishAdmissionSettings) {}
-
-  /** A slot's release function, or undefined when none came free before `deadline` (performance.now()). */
-  take(deadline: number): Promise<(() => void) | undefined> {
-    if (this.taken < this.settings.concurrency) {
-      this.taken++;
-      return Promise.resolve(this.releaser());
-    }
-    return new Promise((resolve) => {
-      const waiter = {
-        grant: () => {
-          clearTimeout(timer);
-          resolve(this.releaser());
-        },
-      };
-      const timer = setTimeout(
-        () => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          resolve(undefined);
-        },
-        Math.max(0, deadline - performance.now()),
-      );
-      this.waiting.push(waiter);
-    });
-  }
-
-  private releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      // The slot passes straight to the next waiter, so the count stays taken.
-      const next = this.waiting.shift();
-      if (next) next.grant();
-      else this.taken--;
-    };
+/**
+ * The slots of one process's publishes (ProcessServices.publishSlots): at most `concurrency` under
+ * way, the rest wait in turn until the admission deadline `timeoutMs`.
+ */
+export class PublishSlots extends Slots {
+  constructor(readonly settings: PublishAdmissionSettings) {
+    super(settings.concurrency);
   }
 }
-
-/** One database is one process's publish path: its slots are shared by every publish of the process. */
-const slotsOf = new WeakMap<Database, PublishSlots>();
 
 /**
  * A publish that holds a slot. As TransactionOptions its signal stops the publish's transaction at
  * the deadline: a transaction that has not sent its COMMIT by then rolls back instead of committing
  * after the client was told 504 (one shared with other publishes rolls back, and they run again
- * alone: see commitShared).
+ * alone: see SharedCommits).
  */
 export interface PublishAdmission extends TransactionOptions {
   signal: AbortSignal;
@@ -99,7 +64,7 @@ export interface PublishAdmission extends TransactionOptions {
 }
 
 /**
- * Admits a publish under the process's publish admission (PublishAdmissionSettings): at most
+ * Admits a publish under the process's publish admission (its PublishSlots' settings): at most
  * `concurrency` publishes are under way at once, and every publish is answered within `timeoutMs`
  * of its admission request. It waits for a slot until that deadline (PublishCapacityError past it:
  * 503, nothing committed); the admission it returns answers 504 through `answer` past the same
@@ -107,37 +72,17 @@ export interface PublishAdmission extends TransactionOptions {
  * storage_unavailable) pass through.
  */
 export async function admitPublish(deps: CoreDeps, requestId: string): Promise<PublishAdmission> {
-  const settings = deps.publishAdmission ?? DEFAULT_PUBLISH_ADMISSION;
-  let slots = slotsOf.get(deps.db);
-  if (!slots || slots.settings !== settings) {
-    slots = new PublishSlots(settings);
-    slotsOf.set(deps.db, slots);
-  }
+  const slots = deps.services.publishSlots;
+  const { settings } = slots;
   const deadline = performance.now() + settings.timeoutMs;
   const release = await slots.take(deadline);
   if (!release) throw new PublishCapacityError(requestId, settings.timeoutMs);
   const expiry = new AbortController();
   return {
     signal: expiry.signal,
-    async answer(committing) {
+    answer(committing) {
       committing.then(release, release);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const expired = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => {
-            const timedOut = new AdmissionTimeoutError(requestId, settings.timeoutMs);
-            // The answer first: the abort makes the transaction fail too, and that failure must not win the race.
-            reject(timedOut);
-            expiry.abort(timedOut);
-          },
-          Math.max(0, deadline - performance.now()),
-        );
-      });
-      try {
-        return await Promise.race([committing, expired]);
-      } finally {
-        clearTimeout(timer);
-      }
+      return rejectAtDeadline(committing, deadline, () => new AdmissionTimeoutError(requestId, settings.timeoutMs), expiry);
     },
   };
 }

@@ -8,7 +8,6 @@ import { noteOutcomeActivity } from "../outcomes/note-outcome-activity.ts";
 import { assignExperimentArm } from "../search/experiment-assignment.ts";
 import { exposureReceiptDigest, verifyExposureReceipt } from "../search/exposure-receipts.ts";
 import { admitPublish } from "./publish-admission.ts";
-import { commitShared } from "./shared-commits.ts";
 
 export interface PublishedRequest {
   request: RequestRecord;
@@ -28,7 +27,7 @@ export interface PublishOptions {
 
 /**
  * Commits a request and its interactions, and their place in the user's interaction stream, in one
- * transaction (which concurrent publishes may share, see commitShared); then tells the orchestrator
+ * transaction (which concurrent publishes may share, see SharedCommits); then tells the orchestrator
  * that the user's stream moved. The interactions' vectors are left to the learning step
  * (embedPendingInteractions), so the model's time is not spent on the publish path; evaluation-only
  * publishes are scheduled for that too, though never extracted.
@@ -55,8 +54,7 @@ export async function publishInteractions(
   // Answered within the admission deadline: 503 capacity_deadline_exceeded without a slot, 504 admission_timeout without a commit.
   const admission = await admitPublish(deps, requestId);
   const lockOrder = `${scope.orgId}\u0000${scope.projectId}\u0000${input.user_id}`;
-  const committing = commitShared(
-    deps.db,
+  const committing = deps.services.sharedCommits.run(
     lockOrder,
     async (tx) => {
       const firstSeq = await requests.reserveStreamPositions(tx, scope, input.user_id, kept.length, now);

@@ -46,7 +46,11 @@ class WorkFailed extends Error {
 /** PostgreSQL's lock_not_available (SHARED_LOCK_TIMEOUT), which the driver reports as a storage timeout. */
 const isLockTimeout = (error: unknown) => error instanceof StorageUnavailableError && (error.cause as { code?: unknown } | undefined)?.code === "55P03";
 
-class SharedCommits {
+/**
+ * A process's publish transactions (ProcessServices.sharedCommits): `run` takes a publish's writes
+ * into a transaction it may share with other publishes of the process.
+ */
+export class SharedCommits {
   private readonly waiting: Waiting[] = [];
   private readonly waitingAlone: Waiting[] = [];
   private sharedRunning = 0;
@@ -55,6 +59,13 @@ class SharedCommits {
 
   constructor(private readonly db: Database) {}
 
+  /**
+   * Runs `work` (a publish's writes) in a transaction it may share with other publishes of this
+   * process (see SHARED_TRANSACTIONS): it commits with them or not at all, and a failure of another
+   * publish of the same transaction never becomes its answer. `lockOrder` orders the publishes of one
+   * transaction by the row locks they take first; `signal`, as for Database.transaction, stops it
+   * before its COMMIT.
+   */
   run<T>(lockOrder: string, work: (tx: Sql) => Promise<T>, signal: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ lockOrder, work, signal, resolve: resolve as (value: unknown) => void, reject });
@@ -172,22 +183,4 @@ function takeUnexpired(queue: Waiting[], count: number): Waiting[] {
     else taken.push(entry);
   }
   return taken;
-}
-
-/** One database is one process's publish path: its queue serves every publish of the process. */
-const sharedCommitsOf = new WeakMap<Database, SharedCommits>();
-
-/**
- * Runs `work` (a publish's writes) in a transaction it may share with other publishes of this process
- * (see SHARED_TRANSACTIONS): it commits with them or not at all, and a failure of another publish of
- * the same transaction never becomes its answer. `lockOrder` orders the publishes of one transaction
- * by the row locks they take first; `signal`, as for Database.transaction, stops it before its COMMIT.
- */
-export function commitShared<T>(db: Database, lockOrder: string, work: (tx: Sql) => Promise<T>, signal: AbortSignal): Promise<T> {
-  let shared = sharedCommitsOf.get(db);
-  if (!shared) {
-    shared = new SharedCommits(db);
-    sharedCommitsOf.set(db, shared);
-  }
-  return shared.run(lockOrder, work, signal);
 }

@@ -79,7 +79,7 @@ export interface ExtractorSpec<C, S extends z.ZodType = z.ZodType> {
 
 /** The hybrid search of `similar`: a candidate's text and vector against the user's learnings in `table`. */
 export function similarityQuery(
-  deps: Pick<CoreDeps, "db" | "embedder" | "now">,
+  deps: Pick<CoreDeps, "db" | "services" | "embedder" | "now">,
   table: Collection,
   search: { text: string; vector: number[]; topK: number },
 ): Promise<RankedQuery> {

@@ -1,7 +1,7 @@
 import type { LearningStatus } from "@als/contract";
 import { extractionRuns, learning, requests, type Scope, StorageUnavailableError } from "@als/db";
+import { withinDeadline } from "../concurrency/deadline.ts";
 import type { CoreDeps } from "../deps.ts";
-import { withinDeadline } from "../within-deadline.ts";
 
 export interface RequestLearningStatus {
   status: LearningStatus;

@@ -1,6 +1,6 @@
 import { type RequestRecord, type Scope, StorageUnavailableError } from "@als/db";
+import { withinDeadline } from "../concurrency/deadline.ts";
 import type { CoreDeps } from "../deps.ts";
-import { withinDeadline } from "../within-deadline.ts";
 import { waitForLearning } from "./learning-status.ts";
 import { countLearningsOfRequest, type LearningsOfRequest } from "./learnings-of-request.ts";
 

@@ -4,6 +4,7 @@ import { outcomeInferences, type Scope, type SessionOutcomeRecord, sessionOutcom
 import canonicalize from "canonicalize";
 import type { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
+import type { RecordAnswer } from "../idempotency/write-once.ts";
 import { type OutcomePayload, outcomeDigests } from "./outcome-digests.ts";
 
 type RecordResult = z.input<typeof RecordSessionOutcomeResponse>;
@@ -15,15 +16,25 @@ type RecordResult = z.input<typeof RecordSessionOutcomeResponse>;
  * identities, anything else success false with reason conflicting_finalization, the original
  * unchanged. An inferred placeholder is displaced: archived, and the report takes revision 2 (and
  * the session is never inferred again).
- * Outcomes never change profiles or playbooks.
+ * Outcomes never change profiles or playbooks. `record` (an Idempotency-Key's, see writeOnce) keeps
+ * the answer with the session's user, in the transaction.
  */
-export async function recordSessionOutcome(deps: CoreDeps, scope: Scope, input: RecordSessionOutcomeRequest): Promise<RecordResult> {
+export async function recordSessionOutcome(
+  deps: CoreDeps,
+  scope: Scope,
+  input: RecordSessionOutcomeRequest,
+  record?: RecordAnswer<RecordResult>,
+): Promise<RecordResult> {
   const now = deps.now();
   return deps.db.transaction(async (tx) => {
     await sessionOutcomes.lockSessionOutcome(tx, scope, input.session_id);
     const requests = await sessionOutcomes.sessionRequests(tx, scope, input.session_id);
     const earliest = requests[0];
     if (earliest === undefined) throw new AppError("not_found", `session ${input.session_id} has no published request: publish one before its outcome`);
+    const answer = async (result: RecordResult) => {
+      await record?.(tx, result, earliest.user_id);
+      return result;
+    };
     const payload: OutcomePayload = {
       session_id: input.session_id,
       outcome: input.outcome,
@@ -44,9 +55,11 @@ export async function recordSessionOutcome(deps: CoreDeps, scope: Scope, input: 
         existing.outcome_contract_digest === null
           ? canonicalize(payloadOf(existing)) === canonicalize(payload)
           : existing.outcome_contract_digest === contractDigest && existing.finalized_trajectory_digest === trajectoryDigest;
-      return exact
-        ? { success: true, recorded: false, ...identitiesOf(existing) }
-        : { success: false, recorded: false, reason: "conflicting_finalization", ...identitiesOf(existing) };
+      return answer(
+        exact
+          ? { success: true, recorded: false, ...identitiesOf(existing) }
+          : { success: false, recorded: false, reason: "conflicting_finalization", ...identitiesOf(existing) },
+      );
     }
     if (existing !== null) await sessionOutcomes.archiveOutcome(tx, scope, existing.outcome_id, now);
     // The caller's report is final: the session's inference stops for good.
@@ -63,7 +76,7 @@ export async function recordSessionOutcome(deps: CoreDeps, scope: Scope, input: 
       trajectory_through_request_id: null,
     };
     await sessionOutcomes.insertOutcome(tx, scope, row, now);
-    return { success: true, recorded: true, ...identitiesOf(row) };
+    return answer({ success: true, recorded: true, ...identitiesOf(row) });
   });
 }
 

@@ -1,7 +1,6 @@
 import { commonLexemes, type Database, type RankedQuery } from "@als/db";
 import type { Collection } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
-import { processDatabaseOf } from "../process-database.ts";
 
 /**
  * How long this process keeps a table's common lexemes. They come from the planner's statistics,
@@ -16,35 +15,35 @@ interface Entry {
   expiresAt: number;
 }
 
-const cached = new WeakMap<Database, Map<Collection, Entry>>();
+/** The common lexemes of the process's tables, each read at most once a KEEP_SECONDS (ProcessServices.lexemes). */
+export class CommonLexemes {
+  private readonly tables = new Map<Collection, Entry>();
 
-/** The common lexemes of `table` in the process's database, read at most once a KEEP_SECONDS. */
-export function commonLexemesOf(deps: Pick<CoreDeps, "db" | "now">, table: Collection): Promise<readonly string[]> {
-  const processDb = processDatabaseOf(deps.db);
-  let tables = cached.get(processDb);
-  if (!tables) {
-    tables = new Map<Collection, Entry>();
-    cached.set(processDb, tables);
+  /**
+   * `database`: the process's own, not a search's view of it: one read serves every search of the
+   * next minute, so one search's deadline must not fail it.
+   */
+  constructor(private readonly database: Database) {}
+
+  /** The common lexemes of `table`; a failed read is forgotten. */
+  of(table: Collection, now: number): Promise<readonly string[]> {
+    const known = this.tables.get(table);
+    if (known && known.expiresAt > now) return known.lexemes;
+    const entry: Entry = { lexemes: commonLexemes(this.database, table), expiresAt: now + KEEP_SECONDS };
+    this.tables.set(table, entry);
+    entry.lexemes.catch(() => {
+      if (this.tables.get(table) === entry) this.tables.delete(table);
+    });
+    return entry.lexemes;
   }
-  const now = deps.now();
-  const known = tables.get(table);
-  if (known && known.expiresAt > now) return known.lexemes;
-  // On the process's database, not a search's view of it: the one read serves every search of the
-  // next minute, so one search's deadline must not fail it. A failed read is forgotten.
-  const entry: Entry = { lexemes: commonLexemes(processDb, table), expiresAt: now + KEEP_SECONDS };
-  tables.set(table, entry);
-  entry.lexemes.catch(() => {
-    if (tables.get(table) === entry) tables.delete(table);
-  });
-  return entry.lexemes;
 }
 
 /** `query` with the common lexemes of the table it searches; a query without a text arm reads none. */
 export async function withCommonLexemes(
-  deps: Pick<CoreDeps, "db" | "now">,
+  deps: Pick<CoreDeps, "services" | "now">,
   table: Collection,
   query: Omit<RankedQuery, "commonLexemes">,
 ): Promise<RankedQuery> {
   const textArm = query.mode !== "vector" && query.queryText !== undefined && query.queryText !== "";
-  return { ...query, commonLexemes: textArm ? await commonLexemesOf(deps, table) : [] };
+  return { ...query, commonLexemes: textArm ? await deps.services.lexemes.of(table, deps.now()) : [] };
 }

@@ -1,7 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { storedSecret } from "../stored-secret.ts";
 
 const RECEIPT_VERSION = "r1";
 const STORED_SECRET_NAME = "exposure_receipt_secret";
@@ -19,9 +18,9 @@ interface ReceiptClaims {
  * The configured secret, or the one the database holds, made on first use: every process sharing
  * the database signs alike, and receipts stay verifiable across restarts.
  */
-function receiptSecret(deps: Pick<CoreDeps, "db" | "search">): Promise<string> {
+function receiptSecret(deps: Pick<CoreDeps, "services" | "search">): Promise<string> {
   const configured = deps.search?.exposureReceiptSecret;
-  return configured ? Promise.resolve(configured) : storedSecret(deps.db, STORED_SECRET_NAME);
+  return configured ? Promise.resolve(configured) : deps.services.secrets.get(STORED_SECRET_NAME);
 }
 
 function signature(secret: string, claims: ReceiptClaims): Buffer {
@@ -32,7 +31,7 @@ function signature(secret: string, claims: ReceiptClaims): Buffer {
 
 /** An opaque receipt that `userPlaybookId` was served to `sessionId` (or outside any session). */
 export async function issueExposureReceipt(
-  deps: Pick<CoreDeps, "db" | "search" | "now">,
+  deps: Pick<CoreDeps, "services" | "search" | "now">,
   scope: Scope,
   served: { session_id: string | undefined; user_playbook_id: number },
 ): Promise<string> {
@@ -49,7 +48,7 @@ export async function issueExposureReceipt(
 
 /** True when `receipt` was issued by this deployment for this project, session and user playbook. */
 export async function verifyExposureReceipt(
-  deps: Pick<CoreDeps, "db" | "search">,
+  deps: Pick<CoreDeps, "services" | "search">,
   scope: Scope,
   receipt: string,
   expected: { session_id: string | undefined; user_playbook_id: number },

@@ -28,7 +28,7 @@ export interface RankedTable<R, F> {
  * its parts, `<collection>.vector` and `.sql`, so an operator sees which one is slow.
  */
 export async function rankedRows<R, F>(
-  deps: Pick<CoreDeps, "db" | "vectorIndex" | "now">,
+  deps: Pick<CoreDeps, "db" | "services" | "vectorIndex" | "now">,
   scope: Scope,
   table: RankedTable<R, F>,
   filters: F,

@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
 import type { Database } from "@als/db";
-import { type CoreDeps, DEFAULT_SEARCH_CONCURRENCY } from "../deps.ts";
-import { asViewOf } from "../process-database.ts";
+import type { RankedTurns } from "../concurrency/ranked-turns.ts";
+import { type Release, Slots, type TakeOptions } from "../concurrency/slots.ts";
+import type { CoreDeps } from "../deps.ts";
 import type { RequestTimings } from "../request-timings.ts";
 import { SEARCH_DEADLINE_MS } from "../settings.ts";
 
@@ -35,14 +36,8 @@ const PACE_MIN_SAMPLES = 3;
 /** A sample older than this says nothing about the load now; without newer ones no search is shed. */
 const PACE_MEMORY_MS = 10_000;
 
-interface Waiter {
-  deadline: number;
-  grant: () => void;
-  shed: () => void;
-}
-
 /**
- * The slots of one process's searches: at most `concurrency` under way, the rest wait in turn, and
+ * The slots of one process's searches (ProcessServices.searchSlots): at most `concurrency` under way, the rest wait in turn, and
  * only while they could still finish in time.
  *
  * A search is refused only for queued work that could not finish within its deadline, so all of
@@ -51,7 +46,7 @@ interface Waiter {
  * lone waiter is the ordinary state of a busy service at its bound, and its own timer ends its
  * wait); and the measured pace says the searches ahead of it would finish it past its deadline.
  * Searches finish about in the order they were admitted (the oldest search's statements go first,
- * see StatementTurns), so one with `n` searches ahead of it (under way or waiting) is expected to
+ * see abortableDatabase), so one with `n` searches ahead of it (under way or waiting) is expected to
  * finish `n + 1` paces from now. Each finished search re-judges the waiting ones, from the back, by
  * the same rule.
  *
@@ -69,61 +64,42 @@ interface Waiter {
  * - samples are forgotten after PACE_MEMORY_MS, so a pace measured under an earlier load refuses
  *   nothing now; without evidence a search waits and only its deadline ends the wait.
  */
-class SearchSlots {
-  private taken = 0;
-  private readonly waiting: Waiter[] = [];
+export class SearchSlots {
+  private readonly slots: Slots;
   /** Recent pace samples, oldest first. */
   private readonly samples: { at: number; paceMs: number }[] = [];
 
-  constructor(readonly concurrency: number) {}
+  constructor(readonly concurrency: number) {
+    this.slots = new Slots(concurrency);
+  }
 
   /** A slot's release function, or undefined when the search could not finish by `deadline` (shed). */
-  take(deadline: number, signal: AbortSignal): Promise<(() => void) | undefined> {
-    if (this.taken < this.concurrency) {
-      this.taken++;
-      return Promise.resolve(this.releaser());
+  async take(deadline: number, signal: AbortSignal): Promise<Release | undefined> {
+    let waiting: TakeOptions = {};
+    if (!this.slots.free) {
+      const now = performance.now();
+      const paceMs = this.paceMs(now);
+      if (!this.couldFinish(this.slots.waiting, deadline, now, paceMs)) return undefined;
+      // Whatever the estimate, a search that has not started one pace before its deadline will not make it;
+      // one whose deadline passed (signal aborted) has been answered already and gives its place up.
+      waiting = { signal, giveUpAt: deadline - (paceMs ?? 0) };
     }
-    const now = performance.now();
-    if (!this.couldFinish(this.waiting.length, deadline, now, this.paceMs(now))) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const leave = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", abandon);
-        const index = this.waiting.indexOf(waiter);
-        if (index !== -1) this.waiting.splice(index, 1);
-      };
-      const waiter: Waiter = {
-        deadline,
-        grant: () => {
-          leave();
-          resolve(this.releaser());
-        },
-        shed: () => {
-          leave();
-          resolve(undefined);
-        },
-      };
-      // A search whose deadline passed has been answered already: it gives its place up.
-      const abandon = () => waiter.shed();
-      signal.addEventListener("abort", abandon, { once: true });
-      // Whatever the estimate, a search that has not started one pace before its deadline will not make it.
-      const timer = setTimeout(waiter.shed, Math.max(0, deadline - (this.paceMs(now) ?? 0) - now));
-      this.waiting.push(waiter);
-    });
+    const release = await this.slots.take(deadline, waiting);
+    return release && this.sampling(release);
   }
 
   /** Seconds until a refused search is worth retrying: until those under way and waiting are done, at least one. */
   retryAfterSeconds(): number {
     const paceMs = this.paceMs(performance.now());
     // Unmeasured: the search waited a whole deadline without a slot coming free.
-    const waitMs = paceMs === undefined ? SEARCH_DEADLINE_MS : (this.taken + this.waiting.length) * paceMs;
+    const waitMs = paceMs === undefined ? SEARCH_DEADLINE_MS : (this.slots.taken + this.slots.waiting) * paceMs;
     return Math.max(1, Math.ceil(waitMs / 1000));
   }
 
-  /** Whether the waiter at `index` of the queue (the new one when it is the queue's length) is to keep waiting. */
-  private couldFinish(index: number, deadline: number, now: number, paceMs: number | undefined): boolean {
-    const ahead = this.taken + index;
-    if (ahead < SHED_FLOOR || index === 0 || paceMs === undefined) return true;
+  /** Whether the waiter at `position` of the queue (the new one when it is the queue's length) is to keep waiting. */
+  private couldFinish(position: number, deadline: number, now: number, paceMs: number | undefined): boolean {
+    const ahead = this.slots.taken + position;
+    if (ahead < SHED_FLOOR || position === 0 || paceMs === undefined) return true;
     return now + (ahead + 1) * paceMs <= deadline;
   }
 
@@ -140,34 +116,26 @@ class SearchSlots {
     const now = performance.now();
     const paceMs = this.paceMs(now);
     if (paceMs === undefined) return;
-    for (let index = this.waiting.length - 1; index >= 0; index--) {
-      const waiter = this.waiting[index]!;
-      if (!this.couldFinish(index, waiter.deadline, now, paceMs)) waiter.shed();
-    }
+    this.slots.dismiss((position, deadline) => !this.couldFinish(position, deadline, now, paceMs));
   }
 
-  private releaser(): () => void {
+  /** `release`, which also samples the pace (while searches wait) and re-judges the waiting searches. */
+  private sampling(release: Release): Release {
     const startedAt = performance.now();
     let released = false;
     return () => {
       if (released) return;
       released = true;
       const now = performance.now();
-      if (this.waiting.length > 0) {
-        this.samples.push({ at: now, paceMs: (now - startedAt) / this.taken });
+      if (this.slots.waiting > 0) {
+        this.samples.push({ at: now, paceMs: (now - startedAt) / this.slots.taken });
         if (this.samples.length > PACE_WINDOW) this.samples.shift();
       }
-      // The slot passes straight to the next waiter, so the count stays taken.
-      const next = this.waiting[0];
-      if (next) next.grant();
-      else this.taken--;
+      release();
       this.shedLate();
     };
   }
 }
-
-/** One database is one process: its search slots are shared by every search of the process. */
-const slotsOf = new WeakMap<Database, SearchSlots>();
 
 export interface SearchAdmissionOptions {
   /** The search's deadline, for judging whether it can still finish in time; default SEARCH_DEADLINE_MS. */
@@ -191,19 +159,14 @@ export interface SearchAdmissionOptions {
  */
 export async function admitSearch<T>(deps: CoreDeps, work: (admitted: CoreDeps) => Promise<T>, options: SearchAdmissionOptions = {}): Promise<T> {
   const { deadlineMs = SEARCH_DEADLINE_MS, startedAt = performance.now(), signal = new AbortController().signal } = options;
-  const concurrency = deps.search?.concurrency ?? DEFAULT_SEARCH_CONCURRENCY;
-  let slots = slotsOf.get(deps.db);
-  if (!slots || slots.concurrency !== concurrency) {
-    slots = new SearchSlots(concurrency);
-    slotsOf.set(deps.db, slots);
-  }
+  const slots = deps.services.searchSlots;
   const waitingSince = performance.now();
   const release = await slots.take(startedAt + deadlineMs, signal);
   options.timings?.since("admission", waitingSince);
-  if (!release) throw new SearchOverloadedError(concurrency, slots.retryAfterSeconds());
+  if (!release) throw new SearchOverloadedError(slots.concurrency, slots.retryAfterSeconds());
   let running: Promise<T>;
   try {
-    running = work({ ...deps, db: abortableDatabase(deps.db, signal, startedAt) });
+    running = work({ ...deps, db: abortableDatabase(deps.db, signal, startedAt, deps.services.statementTurns) });
   } catch (error) {
     release();
     throw error;
@@ -213,76 +176,26 @@ export async function admitSearch<T>(deps: CoreDeps, work: (admitted: CoreDeps) 
 }
 
 /**
+ * The database as one search sees it: once `signal` is aborted (its deadline passed) no further
+ * statement is sent; each rejects with the signal's reason. A statement already sent still runs.
+ * With `turns` (embedded, ProcessServices.statementTurns), searches' statements take turns, those of
+ * the search started first (`startedAt`) first.
+ *
  * Embedded, every statement runs on this thread, and PGlite starts a queued statement as soon as the
  * one before it ends, without letting timers or sockets run: a few dozen searches' statements queued
  * at once would hold the event loop until all of them ran, deadlines and answers included. Searches
- * therefore hand PGlite one statement (or transaction) at a time, in turn; each turn first lets the
- * event loop run, so a deadline that passed meanwhile is seen and its search's statements are
- * skipped instead of run.
+ * therefore hand PGlite one statement (or transaction) at a time, in turns that first let the event
+ * loop run, so a deadline that passed meanwhile is seen and its search's statements are skipped
+ * instead of run. The oldest search's statements go first (ranked by when it started), so searches
+ * finish in the order they were admitted.
  */
-class StatementTurns {
-  private busy = false;
-  /** Waiting statements, the oldest search's first. */
-  private readonly waiting: { rank: number; turn: () => void }[] = [];
-
-  /** `rank`: when the statement's search started; the oldest search's statements go first, so searches finish in order. */
-  run<T>(signal: AbortSignal, rank: number, work: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const turn = () =>
-        setImmediate(() => {
-          if (signal.aborted) {
-            reject(signal.reason);
-            this.next();
-            return;
-          }
-          let running: Promise<T>;
-          try {
-            running = work();
-          } catch (error) {
-            running = Promise.reject(error);
-          }
-          running.then(resolve, reject);
-          running.then(
-            () => this.next(),
-            () => this.next(),
-          );
-        });
-      if (this.busy) {
-        const at = this.waiting.findIndex((waiting) => waiting.rank > rank);
-        this.waiting.splice(at === -1 ? this.waiting.length : at, 0, { rank, turn });
-      } else {
-        this.busy = true;
-        turn();
-      }
-    });
-  }
-
-  private next(): void {
-    const waiting = this.waiting.shift();
-    if (waiting) waiting.turn();
-    else this.busy = false;
-  }
-}
-
-const turnsOf = new WeakMap<Database, StatementTurns>();
-
-/**
- * The database as one search sees it: once `signal` is aborted (its deadline passed) no further
- * statement is sent; each rejects with the signal's reason. A statement already sent still runs.
- * Embedded (PGlite), searches' statements take turns, those of the search started first (`startedAt`) first (see StatementTurns).
- */
-export function abortableDatabase(db: Database, signal: AbortSignal, startedAt = performance.now()): Database {
-  let turns = turnsOf.get(db);
-  if (!turns && db.kind === "pglite") {
-    turns = new StatementTurns();
-    turnsOf.set(db, turns);
-  }
+export function abortableDatabase(db: Database, signal: AbortSignal, startedAt = performance.now(), turns?: RankedTurns): Database {
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     if (signal.aborted) return Promise.reject(signal.reason);
     return turns ? turns.run(signal, startedAt, work) : work();
   };
   const check = () => (signal.aborted ? Promise.reject(signal.reason) : undefined);
-  return asViewOf(db, {
+  return {
     kind: db.kind,
     query: (text, params) => inTurn(() => db.query(text, params)),
     exec: (script) => inTurn(() => db.exec(script)),
@@ -298,5 +211,5 @@ export function abortableDatabase(db: Database, signal: AbortSignal, startedAt =
         ),
       ),
     close: () => db.close(),
-  });
+  };
 }

@@ -10,6 +10,7 @@ import {
   type UserPlaybookRecord,
 } from "@als/db";
 import type { VectorIndex } from "@als/vector";
+import { rejectAtDeadline } from "../concurrency/deadline.ts";
 import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
 import { searchAgentPlaybooks, searchUserPlaybooks } from "../playbooks/search-playbooks.ts";
@@ -55,15 +56,6 @@ export async function unifiedSearch(
   const timeout = () => new AppError("search_deadline", "Request timeout", { reason: "search_deadline", correlation_id: correlationId });
   // The deadline stops the search's remaining work too: no statement, embedding or arm starts after it.
   const expiry = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const timedOut = timeout();
-      // The answer first: the abort makes the search fail too, and that failure must not win the race.
-      reject(timedOut);
-      expiry.abort(timedOut);
-    }, deadlineMs);
-  });
   // Checked again before the session's served state changes: a search past its deadline leaves none.
   const checkDeadline = () => {
     if (expiry.signal.aborted || performance.now() - startedAt >= deadlineMs) throw timeout();
@@ -74,11 +66,7 @@ export async function unifiedSearch(
     signal: expiry.signal,
     timings,
   });
-  try {
-    return await Promise.race([searching, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return rejectAtDeadline(searching, startedAt + deadlineMs, timeout, expiry);
 }
 
 async function searchAll(

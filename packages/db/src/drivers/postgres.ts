@@ -1,7 +1,7 @@
-import net from "node:net";
 import postgres from "postgres";
 import { asStorageError, type Database, DEFAULT_STORAGE_TIMEOUTS, type Sql, type StorageTimeouts, storageTimeout } from "../driver.ts";
 import { classifyStorageError } from "../storage-failure.ts";
+import { postgresSocketFactory } from "./postgres-socket.ts";
 
 export interface PostgresOptions {
   url: string;
@@ -76,20 +76,8 @@ function track(sql: postgres.Sql): Pool {
  */
 export function openPostgres(options: PostgresOptions): Database {
   const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
-  let nextHost = 0;
-  /**
-   * The driver's sockets, made here for one reason: under Bun a socket whose peer closed while a
-   * write was under way emits "end" but never "close", so postgres.js (which waits for "close")
-   * never fails the statement; ending the socket ourselves on "end" makes it close. The socket is
-   * handed over still connecting: postgres.js's connect_timeout covers the TCP connect too.
-   */
-  const connectSocket = (o: { host: string[]; port: number[]; path?: string }) => {
-    // Several hosts in the URL are tried in turn, as postgres.js does with its own sockets.
-    const at = nextHost++ % o.host.length;
-    const socket = o.path ? net.connect(o.path) : net.connect(o.port[at] ?? o.port[0]!, o.host[at]);
-    socket.on("end", () => socket.destroy());
-    return socket;
-  };
+  // One for every pool: a pool opened after a broken one carries on from the next host.
+  const connectSocket = postgresSocketFactory();
   const openPool = () =>
     postgres(options.url, {
       max: options.maxConnections ?? 10,

@@ -38,3 +38,17 @@ export async function replaceProjectConfig(sql: Sql, scope: Scope, config: Store
     [scope.orgId, scope.projectId, config, now],
   );
 }
+
+/**
+ * The channel on which committed configuration changes are announced: by migration 0048's trigger
+ * for each changed row (payload [org_id, project_id]), and by announceOrganisationInvalidated.
+ */
+export const CONFIG_CHANGES_CHANNEL = "als_config_changes";
+
+/**
+ * Tells every process listening on CONFIG_CHANGES_CHANNEL to forget what it caches for the
+ * organisation (payload [org_id]); inside a transaction, once it commits.
+ */
+export async function announceOrganisationInvalidated(sql: Sql, orgId: string): Promise<void> {
+  await sql.query("SELECT pg_notify($1, $2)", [CONFIG_CHANGES_CHANNEL, JSON.stringify([orgId])]);
+}

@@ -35,7 +35,7 @@ export interface OidcClient {
 const SCOPE = "openid email";
 /** Seconds (openid-client's unit) any request to the provider may take: discovery, token, userinfo. */
 const REQUEST_TIMEOUT_SECONDS = 10;
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /**
  * The authorization code flow with PKCE (S256), state and nonce, through openid-client, which

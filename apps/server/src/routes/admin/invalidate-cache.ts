@@ -5,6 +5,6 @@ import { implement } from "../../implement.ts";
 export default implement(endpoints.admin.invalidateCache, {
   async handle({ deps, scope }, input) {
     const orgId = input?.org_id ?? scope.orgId;
-    return { invalidated: invalidateOrganisationCache(deps, scope, orgId), org_id: orgId };
+    return { invalidated: await invalidateOrganisationCache(deps, scope, orgId), org_id: orgId };
   },
 });
