@@ -11,7 +11,7 @@
  *     [--padding-words 0] [--input-budget <tokens; default: the project default>] [--pairs-per-request 1]
  *     [--postgres-url <server url; default: bash infra/postgres.sh url>] [--signals none|temporal]
  *
- * --signals temporal (excluded rows): deps.scheduleLearning sends the learning workflow's signals to
+ * --signals temporal (excluded rows): the orchestrator sends the learning workflow's signals to
  * the Temporal server of `bash infra/temporal.sh address` as the full-mode service does
  * (learningSignalsTo in apps/server/src/compose.ts), on a task queue of the row's own with no worker.
  *
@@ -26,7 +26,7 @@
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
-import { type CoreDeps, createProcessServices, Reconciler, systemClock } from "@als/core";
+import { type CoreDeps, createProcessServices, reconcile, systemClock } from "@als/core";
 import { type Database, openDatabase, type StorageOptions } from "@als/db";
 import { Client, Connection } from "@temporalio/client";
 import postgres from "postgres";
@@ -229,7 +229,7 @@ async function runRow(
   const fresh = await freshDatabase(mode, shared.serverUrl);
   if (!shared.engines.has(mode)) shared.engines.set(mode, await databaseFacts(fresh.db));
   const included = extraction === "included";
-  const deps: CoreDeps = {
+  const base: CoreDeps = {
     db: fresh.db,
     services: createProcessServices(fresh.db),
     embedder: shared.embedder,
@@ -238,14 +238,13 @@ async function runRow(
     ...(included && { llm: shared.llm!.llm }),
   };
   const reconcilerErrors: unknown[] = [];
-  let reconciler: Reconciler | undefined;
-  if (included) {
-    reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
-    deps.scheduleLearning = (scope, userId) => reconciler!.wakeUser(scope, userId);
-    deps.scheduleAggregation = () => reconciler!.poke();
-  }
+  const reconciled = included ? reconcile(base, (error) => reconcilerErrors.push(error)) : undefined;
+  const reconciler = reconciled?.reconciler;
   const temporal = !included && opts.signals === "temporal" ? await Connection.connect({ address: temporalAddress() }) : undefined;
-  const signals = temporal && learningSignalsTo(new Client({ connection: temporal }), `bench-publish-${crypto.randomUUID()}`, deps, createLogger("error"));
+  const signals = temporal && learningSignalsTo(new Client({ connection: temporal }), `bench-publish-${crypto.randomUUID()}`, base, createLogger("error"));
+  const deps: CoreDeps =
+    reconciled?.deps ??
+    (signals ? { ...base, orchestrator: { schedule: (kind, scope, id) => (kind === "learning" ? signals.request({ scope, userId: id }) : undefined) } } : base);
   const app = buildApp({ deps, log: createLogger("error"), mode });
   const path = `/api/publish_interaction${included ? "?wait_for_response=true" : ""}`;
 
@@ -459,7 +458,7 @@ function report(input: {
     "",
     "Columns:",
     "- mode: embedded = PGlite in process; full = PostgreSQL server. Learning runs on the in-process Reconciler in both (as test/support/service.ts wires it), not on the Temporal worker.",
-    `- extraction: excluded = no LLM and no orchestrator (${opts.signals === "temporal" ? "deps.scheduleLearning sends Temporal signals as the full-mode service does, see the signals column" : "deps.scheduleLearning not wired"}, no Reconciler): the publish path alone (validation and one transaction; the interactions' vectors are left to the learning step, which does not run here), no wait; ` +
+    `- extraction: excluded = no LLM and no orchestrator (${opts.signals === "temporal" ? "the orchestrator sends Temporal learning signals as the full-mode service does, see the signals column" : "no orchestrator"}, no Reconciler): the publish path alone (validation and one transaction; the interactions' vectors are left to the learning step, which does not run here), no wait; ` +
       "included = deps.llm is the real OpenAI-compatible client pointed at the scripted LLM server on 127.0.0.1 (test/support/scripted-llm.ts; same process, answers at once; " +
       "about half of its profile extractions word a fact differently, so restatements reach the deduplication call and merges), the Reconciler is wired, and each request " +
       "uses ?wait_for_response=true, so it returns once its window was extracted (profiles and playbooks), deduplicated and committed.",

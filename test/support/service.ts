@@ -1,6 +1,6 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
-import { attachReconciler, type CoreDeps, createProcessServices, type DataSourceSettings, type TrustedProxy } from "@als/core";
+import { type CoreDeps, createProcessServices, type DataSourceSettings, Reconciler, type TrustedProxy } from "@als/core";
 import type { StorageTimeouts } from "@als/db";
 import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
@@ -42,6 +42,8 @@ export interface TestServiceOptions {
 export async function startTestService(options: TestServiceOptions = {}) {
   const { db, storage, drop } = await freshDatabase(options.storageTimeouts);
   const clock = { now: Math.floor(Date.now() / 1000) };
+  /** How long the orchestrator holds what it is told before the reconciler hears it; 0: at once. */
+  const orchestratorDelay = { ms: 0 };
   const deps: CoreDeps = {
     db,
     services: createProcessServices(db),
@@ -52,9 +54,14 @@ export async function startTestService(options: TestServiceOptions = {}) {
     ...(options.llm && { llm: options.llm }),
     ...(options.reranker && { reranker: options.reranker }),
     ...(options.dataSources && { dataSources: options.dataSources }),
+    // The reconciler, told late while a test slows its orchestrator down (a worker slow to pick work up).
+    orchestrator: {
+      schedule: (kind, scope, id) =>
+        orchestratorDelay.ms > 0 ? void setTimeout(() => reconciler.schedule(kind, scope, id), orchestratorDelay.ms) : reconciler.schedule(kind, scope, id),
+    },
   };
   const reconcilerErrors: unknown[] = [];
-  const reconciler = attachReconciler(deps, (error) => reconcilerErrors.push(error));
+  const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
   const app = buildApp({
     deps,
     log: createLogger("error"),
@@ -97,7 +104,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
     await drop();
   }
 
-  return { app, deps, db, clock, call, client, reconciler, learningIdle, close };
+  return { app, deps, db, clock, orchestratorDelay, call, client, reconciler, learningIdle, close };
 }
 
 export type TestService = Awaited<ReturnType<typeof startTestService>>;

@@ -1,5 +1,5 @@
 // The one file of workflow code that names domain types; type imports only (useImportType), erased at build.
-import type { AggregationStepOutcome, CollectionStepOutcome, LearningStepOutcome, ReembedProgress, SessionTimerOutcome, StepOutcome } from "@als/core";
+import type { CollectionStepOutcome, DurableActivities, LearningStepOutcome, ReembedProgress, SessionTimerOutcome, StepOutcome } from "@als/core";
 
 export type { CollectionStepOutcome, SessionTimerOutcome, StepOutcome };
 
@@ -11,29 +11,17 @@ export interface ReembedProfilesStepInput {
   batchSize: number;
 }
 
-/**
- * The activities workflows may call, implemented by apps/worker. Workflow code imports these types
- * only: activity code runs outside the deterministic sandbox.
- */
-export interface LearningStepInput {
-  orgId: string;
-  projectId: string;
-  userId: string;
-}
-
 /** A learning step's outcome, and whether this worker registered the search attributes (search-attributes.ts). */
 export type LearningStepResult = LearningStepOutcome & { searchAttributes?: boolean };
 
-export interface Activities {
+/**
+ * The activities workflows may call, implemented by apps/worker: the step of each kind of durable
+ * work (DurableActivities, from the catalogue), the physical removal that follows an erasure, and
+ * re-embedding. Workflow code imports these types only: activity code runs outside the
+ * deterministic sandbox.
+ */
+export interface Activities extends Omit<DurableActivities, "learningStep"> {
   reembedProfilesStep(input: ReembedProfilesStepInput): Promise<ReembedProgress>;
-  learningStep(input: LearningStepInput): Promise<LearningStepResult>;
-  aggregationStep(input: { orgId: string; projectId: string; operationId: string }): Promise<AggregationStepOutcome>;
-  generationStep(input: { orgId: string; projectId: string; runId: string }): Promise<StepOutcome>;
-  purgeStep(input: { orgId: string; projectId: string; purgeId: string }): Promise<StepOutcome>;
+  learningStep(input: { orgId: string; projectId: string; userId: string }): Promise<LearningStepResult>;
   physicalRemovalStep(input: { purgeId: string }): Promise<StepOutcome>;
-  evaluationStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<SessionTimerOutcome>;
-  outcomeInferenceStep(input: { orgId: string; projectId: string; sessionId: string }): Promise<SessionTimerOutcome>;
-  evaluationJobStep(input: { orgId: string; projectId: string; jobId: string }): Promise<StepOutcome>;
-  sampleStep(input: { orgId: string; projectId: string; sampleId: string }): Promise<StepOutcome>;
-  collectionStep(input: { orgId: string; projectId: string; streamId: string }): Promise<CollectionStepOutcome>;
 }

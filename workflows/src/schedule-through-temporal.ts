@@ -1,43 +1,45 @@
-import type { CoreDeps } from "@als/core";
+import { type DurableWork, durableWork, type Orchestrator } from "@als/core";
 import type { Scope } from "@als/db";
 import type { Client } from "@temporalio/client";
-import { signalLearnUser } from "./signal-learn-user.ts";
-import { startAggregationOperationWorkflow } from "./start-aggregation-operation.ts";
-import { signalDataSourceCollection } from "./start-data-source-collection.ts";
-import { startDataSourceSampleWorkflow } from "./start-data-source-sample.ts";
-import { startEvaluateSessionWorkflow } from "./start-evaluate-session.ts";
-import { startGenerationRunWorkflow } from "./start-generation-run.ts";
-import { startInferSessionOutcomeWorkflow } from "./start-infer-session-outcome.ts";
-import { startPurgeOperationWorkflow } from "./start-purge-operation.ts";
-import { startRegenerateEvaluationsWorkflow } from "./start-regenerate-evaluations.ts";
+import { startUnlessRunning } from "./start-unless-running.ts";
 
-/** Told when a hook could not reach Temporal: what it tried (for a log line), the id, the error. */
+/** Told when scheduling could not reach Temporal: what it tried (for a log line), the id, the error. */
 export type ScheduleFailureReport = (what: string, id: string, error: unknown) => void;
 
 /**
- * Points every schedule hook of `deps` at Temporal: each starts, or wakes, the workflow that runs
- * that kind of work. Full mode's API processes and workers both need them, since the domain code that
- * schedules work runs in both: a publish in the API, a trace import in a worker's collection step
- * (its users' learning, its sessions' evaluations). What a hook schedules is committed before it is
- * called, so a hook that cannot reach Temporal reports it and returns; a worker starting up schedules
- * what did not arrive. Client code, kept out of index.ts (the workflow bundle).
+ * Starts the workflow of an item of durable work, as its catalogue entry says: a workflow whose id
+ * is the item's business id, so one already running is left alone (or, for an entry with a signal,
+ * signalled: signal-with-start). Throws what Temporal answered.
  */
-export function scheduleThroughTemporal(deps: CoreDeps, client: Client, taskQueue: string, report: ScheduleFailureReport): void {
-  const reporting =
-    (what: string, schedule: (client: Client, taskQueue: string, scope: Scope, id: string) => Promise<void>) => async (scope: Scope, id: string) => {
+export async function scheduleWorkflow(client: Client, taskQueue: string, work: DurableWork, scope: Scope, id: string): Promise<void> {
+  const { workflow } = work;
+  const options = {
+    taskQueue,
+    workflowId: workflow.id({ scope, id }),
+    args: [{ orgId: scope.orgId, projectId: scope.projectId, [workflow.idField]: id }],
+    staticSummary: workflow.summary({ scope, id }),
+  };
+  if (workflow.signal) await client.workflow.signalWithStart(workflow.type, { ...options, signal: workflow.signal, signalArgs: [] });
+  else await startUnlessRunning(client, workflow.type, options);
+}
+
+/**
+ * The orchestrator port in full mode: scheduling a kind starts, or wakes, the workflow that runs
+ * it (scheduleWorkflow). Full mode's API processes and workers both need it, since the domain code
+ * that schedules work runs in both: a publish in the API, a trace import in a worker's collection
+ * step (its users' learning, its sessions' evaluations). What is scheduled is committed before, so
+ * a call that cannot reach Temporal reports it and returns; a worker starting up schedules what did
+ * not arrive. Client code, kept out of index.ts (the workflow bundle).
+ */
+export function scheduleThroughTemporal(client: Client, taskQueue: string, report: ScheduleFailureReport): Orchestrator {
+  return {
+    async schedule(kind, scope, id) {
+      const work = durableWork(kind);
       try {
-        await schedule(client, taskQueue, scope, id);
+        await scheduleWorkflow(client, taskQueue, work, scope, id);
       } catch (error) {
-        report(what, id, error);
+        report(work.workflow.scheduling, id, error);
       }
-    };
-  deps.scheduleLearning = reporting("signal the learning workflow", signalLearnUser);
-  deps.scheduleAggregation = reporting("start the aggregation workflow", startAggregationOperationWorkflow);
-  deps.scheduleGenerationRun = reporting("start the generation run workflow", startGenerationRunWorkflow);
-  deps.schedulePurge = reporting("start the purge operation workflow", startPurgeOperationWorkflow);
-  deps.scheduleEvaluation = reporting("start the session evaluation workflow", startEvaluateSessionWorkflow);
-  deps.scheduleOutcomeInference = reporting("start or wake the outcome inference workflow", startInferSessionOutcomeWorkflow);
-  deps.scheduleEvaluationJob = reporting("start the regenerate workflow", startRegenerateEvaluationsWorkflow);
-  deps.scheduleSample = reporting("start the data-source sample workflow", startDataSourceSampleWorkflow);
-  deps.scheduleCollection = reporting("start or signal the data-source collection workflow", signalDataSourceCollection);
+    },
+  };
 }

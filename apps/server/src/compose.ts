@@ -1,18 +1,17 @@
 import {
-  attachReconciler,
   type CoreDeps,
   crashAt,
   createCoreDeps,
+  durableWork,
   IDEMPOTENCY_KEY_PRUNE_INTERVAL_MS,
   pruneExpiredIdempotencyKeys,
   type Reconciler,
+  reconcile,
   type Settings,
-  schedulePendingLearning,
   startBackgroundLoop,
 } from "@als/core";
 import type { Scope } from "@als/db";
-import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
-import { signalLearnUser } from "@als/workflows/signal-learn-user";
+import { scheduleThroughTemporal, scheduleWorkflow } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
 import { CoalescedSignals } from "./coalesced-signals.ts";
 import type { Logger } from "./logger.ts";
@@ -25,25 +24,32 @@ import { createApiMetrics } from "./metrics/api-metrics.ts";
  */
 export async function composeService(settings: Settings, log: Logger) {
   const graph = await createCoreDeps(settings, log);
-  const { deps } = graph;
   // Before anything holds the LLM: every call of the process (the reconciler's, a search's reformulation) is counted.
-  const metrics = createApiMetrics(deps);
-  if (deps.llm) deps.llm = metrics.meterLlm(deps.llm);
+  const metrics = createApiMetrics(graph.deps);
+  if (graph.deps.llm) graph.deps.llm = metrics.meterLlm(graph.deps.llm);
   const mode = settings.storage.kind === "postgres" ? ("full" as const) : ("embedded" as const);
+  let deps: CoreDeps;
   let reconciler: Reconciler | undefined;
   let connection: Connection | undefined;
   let learningSignals: CoalescedSignals<LearningSignal> | undefined;
   if (settings.temporal === undefined) {
-    reconciler = attachReconciler(deps, (error: unknown) => log.error("reconciler pass failed", { error: String(error) }));
+    ({ deps, reconciler } = reconcile(graph.deps, (error: unknown) => log.error("reconciler pass failed", { error: String(error) })));
     reconciler.poke();
   } else {
     const { address, namespace, taskQueue } = settings.temporal;
     connection = await Connection.connect({ address });
     const client = new Client({ connection, namespace });
-    scheduleThroughTemporal(deps, client, taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) }));
-    // A publish's learning signal, coalesced per user and sent after the answer (it replaces the hook above).
-    learningSignals = learningSignalsTo(client, taskQueue, deps, log);
-    void signalPendingLearning(deps, learningSignals, log);
+    const temporal = scheduleThroughTemporal(client, taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) }));
+    // A publish's learning signal is coalesced per user and sent after the answer; other work is started at once.
+    const signals = learningSignalsTo(client, taskQueue, graph.deps, log);
+    learningSignals = signals;
+    deps = {
+      ...graph.deps,
+      orchestrator: {
+        schedule: (kind, scope, id) => (kind === "learning" ? signals.request({ scope, userId: id }) : temporal.schedule(kind, scope, id)),
+      },
+    };
+    void signalPendingLearning(deps, signals, log);
   }
   // Every API process prunes: a DELETE of expired rows is safe to run twice, and it needs no orchestrator.
   const keyPruning = startBackgroundLoop(
@@ -91,12 +97,12 @@ const SIGNAL_FLUSH_MS = 5_000;
 
 /**
  * The learning workflow's signals, sent after a publish has answered and coalesced per user (see
- * CoalescedSignals), made `deps.scheduleLearning`: a signal-with-start costs Temporal several
+ * CoalescedSignals), the orchestrator's learning in full mode: a signal-with-start costs Temporal several
  * milliseconds (tens under load), which the publish no longer waits for.
  */
-export function learningSignalsTo(client: Client, taskQueue: string, deps: CoreDeps, log: Logger): CoalescedSignals<LearningSignal> {
-  const signals = new CoalescedSignals<LearningSignal>({
-    send: ({ scope, userId }) => signalLearnUser(client, taskQueue, scope, userId),
+export function learningSignalsTo(client: Client, taskQueue: string, deps: Pick<CoreDeps, "crashPoints">, log: Logger): CoalescedSignals<LearningSignal> {
+  return new CoalescedSignals<LearningSignal>({
+    send: ({ scope, userId }) => scheduleWorkflow(client, taskQueue, durableWork("learning"), scope, userId),
     keyOf: ({ scope, userId }) => JSON.stringify([scope.orgId, scope.projectId, userId]),
     concurrency: SIGNAL_CONCURRENCY,
     minIntervalMs: SIGNAL_INTERVAL_MS,
@@ -108,8 +114,6 @@ export function learningSignalsTo(client: Client, taskQueue: string, deps: CoreD
         error: String(error),
       }),
   });
-  deps.scheduleLearning = (scope, userId) => signals.request({ scope, userId });
-  return signals;
 }
 
 /**
@@ -118,7 +122,7 @@ export function learningSignalsTo(client: Client, taskQueue: string, deps: CoreD
  */
 async function signalPendingLearning(deps: CoreDeps, signals: CoalescedSignals<LearningSignal>, log: Logger): Promise<void> {
   try {
-    await schedulePendingLearning(deps, (scope, userId) => signals.request({ scope, userId }));
+    for (const { scope, id } of await durableWork("learning").findWaiting(deps)) signals.request({ scope, userId: id });
   } catch (error) {
     log.error("could not find the users whose learning is pending", { error: String(error) });
   }

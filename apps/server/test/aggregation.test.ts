@@ -204,7 +204,7 @@ describe("operations in flight", () => {
 
     await seed("v6", SHIPPING, "v6");
     // Started without telling the orchestrator, then taken by a worker that dies at once.
-    const { scheduleAggregation: _, ...unscheduled } = svc.deps;
+    const unscheduled = { ...svc.deps, orchestrator: undefined };
     const stuck = await startAggregationOperation(unscheduled, LOCAL_SCOPE, { request_id: "stuck", agent_version: "v6" });
     await svc.db.query(
       "UPDATE aggregation_operations SET status = 'running', lease_token = 'dead', lease_expires_at = $1, attempts = 1 WHERE operation_id = $2",

@@ -63,7 +63,7 @@ describe("finalize_session", () => {
   test("the hint is stored: a learning step that was never told (another process) finds the window due", async () => {
     const published = await publish({ user_id: "cy", session_id: "s", interaction_data_list: [turn("I am in Lisbon this week")] });
     await svc.learningIdle();
-    const untold = { ...svc.deps, scheduleLearning: undefined };
+    const untold = { ...svc.deps, orchestrator: undefined };
     expect(await finalizeSession(untold, LOCAL_SCOPE, "cy", "s")).toEqual({ accepted: true, requestId: published.request_id });
     const [cursor] = await learning.readCursors(svc.db, LOCAL_SCOPE, "cy");
     expect((await learning.pendingSummary(svc.db, LOCAL_SCOPE, "cy", cursor!.covered_seq)).forced).toBe(true);

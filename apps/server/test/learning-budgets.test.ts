@@ -172,14 +172,14 @@ describe("a budget the configuration cannot meet", () => {
     expect(firstWait).toBeGreaterThan(0);
     // Still wrong at the next attempt: the wait doubles (capped at five minutes).
     svc.clock.now = first.retry_at;
-    svc.reconciler.wakeUser(LOCAL_SCOPE, "config-user");
+    svc.reconciler.schedule("learning", LOCAL_SCOPE, "config-user");
     await svc.learningIdle();
     const second = await cursorOf();
     expect(second.retry_at - svc.clock.now).toBe(Math.min(300, 2 * firstWait));
     expect(second.attempts).toBe(first.attempts + 1);
     await setBudget(BUDGET);
     svc.clock.now = second.retry_at;
-    svc.reconciler.wakeUser(LOCAL_SCOPE, "config-user");
+    svc.reconciler.schedule("learning", LOCAL_SCOPE, "config-user");
     await svc.learningIdle();
     expect(await statusOf(requestId)).toMatchObject({ status: "done" });
     expect(await profilesOf("config-user")).toEqual(["Is vegan"]);

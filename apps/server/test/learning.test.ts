@@ -233,8 +233,7 @@ describe("provider failures", () => {
     override = undefined;
     // A worker that is slow to pick the user up (a busy machine, a Temporal workflow starting):
     // until its step runs, the cursors still carry the failure of the attempt before this request.
-    const wake = svc.deps.scheduleLearning!;
-    svc.deps.scheduleLearning = (scope, userId) => void setTimeout(() => wake(scope, userId), 300);
+    svc.orchestratorDelay.ms = 300;
     try {
       const unseen = await publish({ user_id: "hal", session_id: "s", interaction_data_list: [turn("I cycle to work")] }, false);
       expect((await statusOf(unseen.request_id)).status).toBe("pending");
@@ -242,7 +241,7 @@ describe("provider failures", () => {
       const resumed = await publishOverridingStall("hal");
       expect(resumed.learning_status).toBe("done");
     } finally {
-      svc.deps.scheduleLearning = wake;
+      svc.orchestratorDelay.ms = 0;
     }
     expect((await statusOf(stalled.request_id)).status).toBe("done");
   });

@@ -2,16 +2,15 @@ import type { Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import {
   type BackgroundLoop,
+  type CoreDeps,
   createCoreDeps,
   registerProcessMetrics,
   type Settings,
-  schedulePendingLearning,
   startDocumentExpansionLoop,
   startVectorSyncLoop,
   type VectorSyncLoop,
 } from "@als/core";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
-import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
 import { Registry } from "prom-client";
@@ -19,13 +18,8 @@ import { createActivities } from "./activities.ts";
 import { activityMetrics } from "./activity-metrics.ts";
 import { startMetricsListener } from "./metrics-listener.ts";
 import { registerSearchAttributes } from "./register-search-attributes.ts";
-import { scheduleActiveCollections } from "./schedule-active-collections.ts";
-import { scheduleUnfinishedEvaluationJobs, scheduleWaitingEvaluations, scheduleWaitingInferences } from "./schedule-evaluation-work.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
-import { scheduleUnfinishedAggregations } from "./schedule-unfinished-aggregations.ts";
-import { scheduleUnfinishedGenerationRuns } from "./schedule-unfinished-generation-runs.ts";
-import { scheduleUnfinishedPurges } from "./schedule-unfinished-purges.ts";
-import { scheduleUnfinishedSamples } from "./schedule-unfinished-samples.ts";
+import { scheduleWaitingWork } from "./schedule-waiting-work.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
 const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
@@ -40,7 +34,7 @@ export interface RunningWorker {
 /**
  * The worker's composition root: builds the domain dependencies once (see createCoreDeps), registers
  * the workflows and activities on the task queue, then schedules the re-embedding the current model
- * calls for, the learning that publishes left pending, and the durable runs left unfinished.
+ * calls for and every item of durable work that waits (scheduleWaitingWork).
  */
 export interface WorkerOptions {
   /** The Temporal SDK's Prometheus exporter (see main.ts), served after the worker's own metrics. */
@@ -55,11 +49,10 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
   // The worker searches nothing: an in-process index would only cost it memory and a rebuild.
   const vectorIndex = settings.vectorIndex?.kind === "qdrant" ? settings.vectorIndex : undefined;
   const graph = await createCoreDeps({ ...settings, vectorIndex }, log);
-  const { deps } = graph;
   // Before the activities hold the LLM: every call of the worker is counted.
   const registry = new Registry();
-  const processMetrics = registerProcessMetrics(registry, deps.db);
-  if (deps.llm) deps.llm = processMetrics.meterLlm(deps.llm);
+  const processMetrics = registerProcessMetrics(registry, graph.deps.db);
+  if (graph.deps.llm) graph.deps.llm = processMetrics.meterLlm(graph.deps.llm);
   let metricsListener: Server | undefined;
   if (settings.workerMetricsPort !== undefined) {
     try {
@@ -76,6 +69,16 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
     }
     log.info("metrics listening", { url: `http://${settings.host}:${settings.workerMetricsPort}/metrics` });
   }
+  const connection = await NativeConnection.connect({ address: temporal.address }).catch(async (error: unknown) => {
+    await graph.close();
+    throw error;
+  });
+  const client = new Client({ connection, namespace: temporal.namespace });
+  // The steps schedule work too (a collection step, its imported users' learning and sessions' evaluations).
+  const deps: CoreDeps = {
+    ...graph.deps,
+    orchestrator: scheduleThroughTemporal(client, temporal.taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) })),
+  };
   // Every worker drains the vector outbox; its drain lock lets one at a time push.
   const vectorSync: VectorSyncLoop | undefined =
     deps.vectorIndex &&
@@ -83,10 +86,6 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
   // Every worker expands the learnings of projects that enable it; a lease per project keeps the LLM calls apart.
   const documentExpansion: BackgroundLoop | undefined =
     deps.llm && startDocumentExpansionLoop({ ...deps, llm: deps.llm }, (error) => log.error("document expansion failed", { error: String(error) }));
-  const connection = await NativeConnection.connect({ address: temporal.address });
-  const client = new Client({ connection, namespace: temporal.namespace });
-  // The steps schedule work too (a collection step, its imported users' learning and sessions' evaluations).
-  scheduleThroughTemporal(deps, client, temporal.taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) }));
   const activities = createActivities(deps, { searchAttributes: await registerSearchAttributes(connection, temporal.namespace, log) });
   const worker = await Worker.create({
     connection,
@@ -112,16 +111,7 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
   try {
     const started = await scheduleStaleReembeds(client, deps, temporal.taskQueue);
     log.info("re-embedding scheduled", { modelId: deps.embedder.modelId, started });
-    const learningScheduled = await schedulePendingLearning(deps, (scope, userId) => signalLearnUser(client, temporal.taskQueue, scope, userId));
-    log.info("learning scheduled", { users: learningScheduled });
-    log.info("aggregation operations scheduled", { operations: await scheduleUnfinishedAggregations(client, deps, temporal.taskQueue) });
-    log.info("generation runs scheduled", { runs: await scheduleUnfinishedGenerationRuns(client, deps, temporal.taskQueue) });
-    log.info("erasures scheduled", { purges: await scheduleUnfinishedPurges(client, deps, temporal.taskQueue) });
-    log.info("session evaluations scheduled", { sessions: await scheduleWaitingEvaluations(client, deps, temporal.taskQueue) });
-    log.info("outcome inferences scheduled", { sessions: await scheduleWaitingInferences(client, deps, temporal.taskQueue) });
-    log.info("regenerate jobs scheduled", { jobs: await scheduleUnfinishedEvaluationJobs(client, deps, temporal.taskQueue) });
-    log.info("data-source samples scheduled", { samples: await scheduleUnfinishedSamples(client, deps, temporal.taskQueue) });
-    log.info("data-source collections scheduled", { collections: await scheduleActiveCollections(client, deps, temporal.taskQueue) });
+    await scheduleWaitingWork(client, deps, temporal.taskQueue, log);
   } catch (error) {
     worker.shutdown();
     await finished;

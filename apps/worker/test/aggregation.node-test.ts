@@ -7,10 +7,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import { NewUserPlaybook } from "@als/contract";
 import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
 import { agentPlaybooks, type Scope } from "@als/db";
-import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
 import type { FakeLlmReply } from "../../../test/support/llm-server.ts";
 import { registerProject } from "../../../test/support/register-project.ts";
-import { openFullModeEnvironment, spawnWorker, stopWorker } from "./worker-process.ts";
+import { openFullModeEnvironment, orchestratorOn, spawnWorker, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
 /** While set, aggregation calls hang until it resolves: an operation caught in the middle. */
@@ -38,13 +37,7 @@ after(() => env?.close());
 test("an operation whose worker is killed mid-run completes exactly once on the next worker", { timeout: 240_000 }, async () => {
   const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
   const { db, embedder, client, llm, database } = env;
-  const deps: CoreDeps = {
-    db,
-    services: env.services,
-    embedder,
-    now: systemClock,
-    scheduleAggregation: (s, id) => startAggregationOperationWorkflow(client, taskQueue, s, id),
-  };
+  const deps: CoreDeps = { db, services: env.services, embedder, now: systemClock, orchestrator: orchestratorOn(client, taskQueue) };
   await addUserPlaybooks(
     deps,
     scope,

@@ -8,10 +8,9 @@ import { createLlm } from "@als/ai";
 import { NewUserPlaybook, PublishInteractionRequest } from "@als/contract";
 import { addUserPlaybooks, type CoreDeps, getGenerationRun, publishInteractions, reviewUserPlaybooks, systemClock } from "@als/core";
 import { playbookReviews, type Scope, userPlaybooks } from "@als/db";
-import { startGenerationRunWorkflow } from "@als/workflows/start-generation-run";
 import { registerProject } from "../../../test/support/register-project.ts";
 import { holdCall, scriptedReply, scriptedReview } from "../../../test/support/scripted-llm.ts";
-import { openFullModeEnvironment, spawnWorker, stopWorker } from "./worker-process.ts";
+import { openFullModeEnvironment, orchestratorOn, spawnWorker, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
 const taskQueue = `generation-test-${randomUUID()}`;
@@ -35,7 +34,7 @@ test("an applied review whose worker is killed mid-run is completed exactly once
     embedder: env.embedder,
     now: systemClock,
     llm: createLlm({ kind: "openai-compatible", model: "scripted-model", baseUrl: env.llm.baseUrl, contextWindowTokens: 128_000 }),
-    scheduleGenerationRun: (s, runId) => startGenerationRunWorkflow(env.client, taskQueue, s, runId),
+    orchestrator: orchestratorOn(env.client, taskQueue),
   };
   const published = await publishInteractions(
     deps,

@@ -7,11 +7,10 @@ import { setTimeout as delay } from "node:timers/promises";
 import { PublishInteractionRequest } from "@als/contract";
 import { type CoreDeps, learningStatusOf, publishInteractions, systemClock, waitForLearning } from "@als/core";
 import { learning, profiles, type Scope, userPlaybooks } from "@als/db";
-import { signalLearnUser } from "@als/workflows/signal-learn-user";
 import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
 import { registerProject } from "../../../test/support/register-project.ts";
 import { scriptedReply } from "../../../test/support/scripted-llm.ts";
-import { openFullModeEnvironment, spawnWorker as spawnWorkerProcess, stopWorker } from "./worker-process.ts";
+import { openFullModeEnvironment, orchestratorOn, spawnWorker as spawnWorkerProcess, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
 /** While set, profile extraction requests hang until it resolves: a window caught in the middle. */
@@ -38,7 +37,7 @@ async function publish(scope: Scope, body: object): Promise<string> {
     services: env.services,
     embedder: env.embedder,
     now: systemClock,
-    scheduleLearning: (s, userId) => signalLearnUser(env.client, taskQueue, s, userId),
+    orchestrator: orchestratorOn(env.client, taskQueue),
   };
   const published = await publishInteractions(deps, scope, PublishInteractionRequest.parse(body));
   return published.request.request_id;

@@ -7,11 +7,10 @@ import { setTimeout as delay } from "node:timers/promises";
 import { NewUserPlaybook } from "@als/contract";
 import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
 import type { Scope } from "@als/db";
-import { startAggregationOperationWorkflow } from "@als/workflows/start-aggregation-operation";
 import { parseMetricsText, sampleValue } from "../../../test/support/metrics-text.ts";
 import { registerProject } from "../../../test/support/register-project.ts";
 import { freeLoopbackPort } from "../src/free-loopback-port.ts";
-import { openFullModeEnvironment, spawnWorker, stopWorker } from "./worker-process.ts";
+import { openFullModeEnvironment, orchestratorOn, spawnWorker, stopWorker } from "./worker-process.ts";
 
 const TOKEN = "worker-metrics-token-0123456789";
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
@@ -50,7 +49,7 @@ test("the worker serves its activities, its LLM calls and the Temporal SDK's met
     services: env.services,
     embedder,
     now: systemClock,
-    scheduleAggregation: (s, id) => startAggregationOperationWorkflow(client, taskQueue, s, id),
+    orchestrator: orchestratorOn(client, taskQueue),
   };
   await addUserPlaybooks(
     deps,

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createEmbedder } from "@als/ai";
-import { createProcessServices } from "@als/core";
+import { createProcessServices, type Orchestrator } from "@als/core";
 import { openDatabase } from "@als/db";
+import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
 import { type FakeLlmHandler, startFakeLlmServer } from "../../../test/support/llm-server.ts";
 import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
@@ -47,6 +48,13 @@ export async function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): 
  * What a full-mode worker test runs against: a fresh PostgreSQL database, the real embedding model,
  * a client of the Temporal dev server, and a deterministic LLM server answering with `llmHandler`.
  */
+/** Schedules through Temporal as the API does; a test fails on a schedule that could not reach Temporal rather than wait for it. */
+export function orchestratorOn(client: Client, taskQueue: string): Orchestrator {
+  return scheduleThroughTemporal(client, taskQueue, (what, id, error) => {
+    throw new Error(`could not ${what} (${id})`, { cause: error });
+  });
+}
+
 export async function openFullModeEnvironment(llmHandler: FakeLlmHandler) {
   const database = await createFreshDatabase(requiredEnv("TEST_DATABASE_URL"));
   const db = await openDatabase({ kind: "postgres", url: database.url });

@@ -19,7 +19,7 @@ export interface CoreLogger {
 }
 
 export interface CoreGraph {
-  /** Without schedule hooks: each process adds its own orchestrator (the reconciler, or Temporal). */
+  /** Without an orchestrator: each process builds the deps it runs on with its own (the reconciler, or Temporal). */
   deps: CoreDeps;
   /** Closes what was built, the last built first. */
   close(): Promise<void>;

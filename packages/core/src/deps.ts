@@ -1,6 +1,7 @@
 import type { Embedder, Llm, Reranker } from "@als/ai";
-import type { Database, Scope, StorageOptions } from "@als/db";
+import type { Database, StorageOptions } from "@als/db";
 import type { VectorIndex } from "@als/vector";
+import type { Orchestrator } from "./durable/orchestrator.ts";
 import type { ProcessServices } from "./process-services.ts";
 
 /** What domain functions need from the process; built once by each composition root. */
@@ -21,28 +22,15 @@ export interface CoreDeps {
   reranker?: Reranker;
   /** Unset: no LLM provider is configured; publishing works, learning reports what to configure. */
   llm?: Llm;
-  /** Tells the orchestrator that a user's interaction stream moved (the reconciler, or a Temporal signal). */
-  scheduleLearning?: (scope: Scope, userId: string) => Promise<void> | void;
+  /**
+   * The orchestrator of durable work (the reconciler, or Temporal), set by the composition root when
+   * it builds the deps and never replaced; unset: work is committed and waits for the next start's recovery.
+   */
+  readonly orchestrator?: Orchestrator;
   /** Unset: the defaults of LearningSettings. */
   learning?: LearningSettings;
   /** CPU work off the event loop (clustering); aggregation needs it. */
   compute?: { clusterEmbeddings(input: { vectors: Float32Array; dims: number; threshold: number; minClusterSize: number }): Promise<Int32Array> };
-  /** Tells the orchestrator that an aggregation operation waits to run (the reconciler, or a Temporal workflow). */
-  scheduleAggregation?: (scope: Scope, operationId: string) => Promise<void> | void;
-  /** Tells the orchestrator that a generation run (rerun, manual generation, review apply) waits to run. */
-  scheduleGenerationRun?: (scope: Scope, runId: string) => Promise<void> | void;
-  /** Tells the orchestrator that a data-source sample waits to be read from its provider. */
-  scheduleSample?: (scope: Scope, sampleId: string) => Promise<void> | void;
-  /** Tells the orchestrator that a data-source collection has work now (activation, an operation, a retry, an extension). */
-  scheduleCollection?: (scope: Scope, streamId: string) => Promise<void> | void;
-  /** Tells the orchestrator that a purge operation (the erasure of a user) waits to run. */
-  schedulePurge?: (scope: Scope, purgeId: string) => Promise<void> | void;
-  /** Tells the orchestrator that a session sampled for evaluation waits for its inactivity delay (the reconciler, or a Temporal workflow). */
-  scheduleEvaluation?: (scope: Scope, sessionId: string) => Promise<void> | void;
-  /** Tells the orchestrator that a session's outcome inference waits for its timer, or is due now (the reconciler, or a Temporal workflow). */
-  scheduleOutcomeInference?: (scope: Scope, sessionId: string) => Promise<void> | void;
-  /** Tells the orchestrator that a regenerate job waits to run. */
-  scheduleEvaluationJob?: (scope: Scope, jobId: string) => Promise<void> | void;
   /** Unset: connections reach the providers' public hosts, credentials sealed under the database's key. */
   dataSources?: DataSourceSettings;
   /** Crash tests only (CRASH_POINTS): the points of durable work where the process kills itself (see crashAt). */

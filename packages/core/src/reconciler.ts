@@ -1,44 +1,17 @@
-import {
-  aggregation,
-  dataSourceCollections,
-  dataSourceSamples,
-  documentExpansion,
-  evaluationJobs,
-  generationRuns,
-  learning,
-  physicalRemoval,
-  plannerStatistics,
-  purgeOperations,
-  type Scope,
-  type SessionTimerTable,
-  sessionTimers,
-  staleEmbeddings,
-} from "@als/db";
-import { runAggregationStep } from "./aggregation/aggregation-step.ts";
+import { documentExpansion, plannerStatistics, type Scope, staleEmbeddings } from "@als/db";
 import type { BackgroundLoop } from "./background-loop.ts";
-import { runCollectionStep } from "./data-sources/collection/collection-step.ts";
-import { runSampleStep } from "./data-sources/sample-step.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
-import type { SessionTimerOutcome } from "./durable/session-timer-step.ts";
-import { runEvaluationStep } from "./evaluation/evaluation-step.ts";
-import { runEvaluationJobStep } from "./evaluation/regenerate.ts";
-import { runGenerationStep } from "./generation/generation-step.ts";
-import { removeErasedBytes } from "./governance/physical-removal-step.ts";
-import { runPurgeStep } from "./governance/purge-step.ts";
-import { type LearningStepOutcome, runLearningStep } from "./learning/learning-step.ts";
-import { runOutcomeInferenceStep } from "./outcomes/infer-session-outcome.ts";
+import { DURABLE_WORK, type DurableKind, durableWork } from "./durable/catalogue.ts";
+import type { DurableOutcome, DurableWork } from "./durable/durable-work.ts";
+import type { Orchestrator } from "./durable/orchestrator.ts";
 import { type ReembedProgress, reembedStaleRowsStep } from "./reembed-stale-rows.ts";
 import { startDocumentExpansionLoop } from "./search/document-expansion-loop.ts";
 import { startVectorSyncLoop, type VectorSyncLoop } from "./vector-sync/vector-sync-loop.ts";
 
 const REEMBED_BATCH = 256;
-/** Collection steps (pages) one pass runs for a collection before the pass ends and the next goes on. */
-const COLLECTION_STEPS_PER_PASS = 20;
-/** Sessions one pass takes per kind of session timer at most; the next pass (the wake-up timer's) takes the rest. */
-const SESSION_TIMER_BATCH = 500;
-/** How soon a user whose lease another step held is tried again. */
+/** How soon a key of a `users` lane whose lease another step held is tried again. */
 const BUSY_RETRY_SECONDS = 5;
-/** How often sleeping users are checked against the clock. */
+/** How often sleeping keys (users) are checked against the clock. */
 const WAKE_CHECK_MS = 30_000;
 /**
  * PGlite runs no autovacuum, so the embedded database's planner statistics are kept here: once a
@@ -50,45 +23,46 @@ const STATISTICS_CHECK_MS = 60 * 1000;
 const ANALYZE_SEARCHED_EVERY_MS = 60 * 60 * 1000;
 const SEARCHED_TABLES = ["profiles", "user_playbooks", "agent_playbooks", "interactions"];
 
-type UserKey = string;
-const keyOf = (scope: Scope, userId: string): UserKey => JSON.stringify([scope.orgId, scope.projectId, userId]);
-const parseKey = (key: UserKey) => {
-  const [orgId, projectId, userId] = JSON.parse(key) as [string, string, string];
-  return { scope: { orgId, projectId }, userId };
+type LaneKey = string;
+const keyOf = (kind: DurableKind, scope: Scope, id: string): LaneKey => JSON.stringify([kind, scope.orgId, scope.projectId, id]);
+const parseKey = (key: LaneKey) => {
+  const [kind, orgId, projectId, id] = JSON.parse(key) as [DurableKind, string, string, string];
+  return { kind, scope: { orgId, projectId }, id };
 };
 
 /**
  * The embedded mode's orchestrator: it calls the same idempotent steps that Temporal workflows call
- * as activities in full mode, in this process. Its first pass re-embeds stale profiles and playbooks and picks up
- * every user with interactions not yet learned from (so a restart loses nothing); after that,
- * `wakeUser` queues a user whose stream moved, and sleeping users (a short window waiting for its
- * inactivity deadline, a retry's backoff) are woken when their time comes. Every pass also runs the
- * aggregation operations and erasures (purge operations) that are queued, due for a retry, or left
- * by a worker whose lease expired, and wakes the lane of generation runs, which runs them the same way, one at a time, beside the
- * passes: a rerun of every user can take long, and learning should not wait for it. With a vector
- * index configured, it also drains the vector outbox into it (see startVectorSyncLoop); with an LLM,
- * it expands the learnings of projects that enable document expansion (startDocumentExpansionLoop).
+ * as activities in full mode, in this process, for every kind of the catalogue (DURABLE_WORK) in the
+ * lane its entry names (see ReconcilerLane). Its first pass lets go of the leases this process held
+ * before a restart, re-embeds stale profiles and playbooks and queues the waiting keys of `users`
+ * lanes (users with interactions not yet learned from), so a restart loses nothing; after that,
+ * `schedule` queues a key whose work moved, or wakes a pass, and sleeping keys (a short window
+ * waiting for its inactivity deadline, a retry's backoff) are woken when their time comes. With a
+ * vector index configured, it also drains the vector outbox into it (see startVectorSyncLoop); with
+ * an LLM, it expands the learnings of projects that enable document expansion
+ * (startDocumentExpansionLoop).
  */
-export class Reconciler {
+export class Reconciler implements Orchestrator {
   private pass: Promise<void> | undefined;
   private again = false;
   private recovered = false;
-  private generationLane: Promise<void> | undefined;
-  private generationAgain = false;
-  /** Aborted by stop(): a generation run in progress ends at its next commit and waits for the next start. */
+  /** The `own` lanes running, and those asked to look again when they end. */
+  private readonly ownLanes = new Map<string, Promise<void>>();
+  private readonly ownLanesAgain = new Set<string>();
+  /** Aborted by stop(): a long step in progress (a generation run) ends at its next commit and waits for the next start. */
   private readonly stopping = new AbortController();
-  private readonly due = new Set<UserKey>();
-  /** Lanes learning from due users; each takes one user at a time until none is due. */
+  private readonly due = new Set<LaneKey>();
+  /** Lanes stepping due keys (users learning); each takes one key at a time until none is due. */
   private readonly lanes = new Set<Promise<void>>();
   /**
-   * Users a lane is learning from now. One queued again meanwhile stays queued until that lane is
-   * done with them: another lane would only find their lease held and put them to sleep.
+   * Keys a lane is stepping now. One queued again meanwhile stays queued until that lane is done
+   * with it: another lane would only find its lease held and put it to sleep.
    */
-  private readonly inLane = new Set<UserKey>();
-  private readonly sleeping = new Map<UserKey, number>();
+  private readonly inLane = new Set<LaneKey>();
+  private readonly sleeping = new Map<LaneKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
-  /** Wakes a pass when the next physical removal of erased rows may start (see removeErasedBytes). */
-  private physicalRemovalTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Wake a pass when a kind's follow-up may run again (the next physical removal of erased rows, see removeErasedBytes). */
+  private readonly followUpTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private statisticsCheckedAt = -Infinity;
   private searchedAnalyzedAt = -Infinity;
   /** Keeps the vector index (Qdrant) in step with the database, when one is configured. */
@@ -106,11 +80,15 @@ export class Reconciler {
     if (deps.llm) this.documentExpansion = startDocumentExpansionLoop({ ...deps, llm: deps.llm }, onError);
   }
 
-  /** Queues learning for a user whose interaction stream moved. */
-  wakeUser(scope: Scope, userId: string): void {
-    this.due.add(keyOf(scope, userId));
-    this.sleeping.delete(keyOf(scope, userId));
-    // A user queued while a pass runs takes an idle lane now rather than waiting for the next pass.
+  /** The orchestrator port: a key of a `users` lane (a user whose stream moved) is queued; any other kind of work wakes a pass. */
+  schedule(kind: DurableKind, scope: Scope, id: string): void {
+    if (durableWork(kind).reconcile.lane !== "users") {
+      this.poke();
+      return;
+    }
+    this.due.add(keyOf(kind, scope, id));
+    this.sleeping.delete(keyOf(kind, scope, id));
+    // A key queued while a pass runs takes an idle lane now rather than waiting for the next pass.
     if (this.recovered) this.startLanes();
     this.poke();
   }
@@ -130,17 +108,17 @@ export class Reconciler {
     });
   }
 
-  /** Resolves when no pass or generation run is running and no user is queued (tests, shutdown). */
+  /** Resolves when no pass or lane is running and no key is queued (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.pass || this.generationLane || this.lanes.size > 0) await (this.pass ?? this.generationLane ?? Promise.all(this.lanes));
+    while (this.pass || this.ownLanes.size > 0 || this.lanes.size > 0) await (this.pass ?? Promise.all([...this.ownLanes.values(), ...this.lanes]));
     await this.vectorSync?.idle();
     await this.documentExpansion?.idle();
   }
 
-  /** Stops the wake-up timer and generation runs at their next commit; a running pass still finishes (await idle()). */
+  /** Stops the wake-up timers, and long steps at their next commit; a running pass still finishes (await idle()). */
   stop(): void {
     clearInterval(this.timer);
-    clearTimeout(this.physicalRemovalTimer);
+    for (const timer of this.followUpTimers.values()) clearTimeout(timer);
     this.stopping.abort();
     this.vectorSync?.stop();
     this.documentExpansion?.stop();
@@ -159,25 +137,7 @@ export class Reconciler {
 
   private async run(): Promise<void> {
     try {
-      if (!this.recovered) {
-        // The embedded database belongs to this one process: a lease still held was held by this
-        // process before it crashed. Its window is taken up again from the start; its aggregation
-        // operation or generation run from what it committed.
-        await learning.releaseAllUserLeases(this.deps.db);
-        await aggregation.expireOperationLeases(this.deps.db, this.deps.now());
-        await generationRuns.expireRunLeases(this.deps.db, this.deps.now());
-        await purgeOperations.expirePurgeLeases(this.deps.db, this.deps.now());
-        await physicalRemoval.expirePhysicalRemovalLease(this.deps.db);
-        await dataSourceSamples.expireSampleLeases(this.deps.db, this.deps.now());
-        await dataSourceCollections.expireCollectionLeases(this.deps.db, this.deps.now());
-        await documentExpansion.releaseAllExpansionLeases(this.deps.db);
-        await sessionTimers.releaseAllTimerLeases(this.deps.db, "evaluation_sessions");
-        await sessionTimers.releaseAllTimerLeases(this.deps.db, "outcome_inferences");
-        await evaluationJobs.expireJobLeases(this.deps.db, this.deps.now());
-        await this.reembedStaleRows();
-        for (const { userId, ...scope } of await learning.findUsersWithPendingLearning(this.deps.db)) this.due.add(keyOf(scope, userId));
-        this.recovered = true;
-      }
+      if (!this.recovered) await this.recover();
       if (this.deps.db.kind === "pglite") await this.refreshPlannerStatistics();
       const now = this.deps.now();
       for (const [key, until] of this.sleeping) {
@@ -186,30 +146,41 @@ export class Reconciler {
           this.due.add(key);
         }
       }
-      this.runGenerationLane();
+      for (const work of DURABLE_WORK) if (work.reconcile.lane === "own") this.runOwnLane(work);
       this.startLanes();
-      const lanes = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
-      await Promise.all([
-        this.lanesDrained(),
-        this.runDueOperations(),
-        this.runDuePurges().then(() => this.removeErasedBytes()),
-        this.runDueEvaluations(lanes),
-        this.runDueInferences(lanes),
-        this.runDueEvaluationJobs(),
-        this.runDueSamples(),
-        this.runDueCollections(),
-      ]);
+      await Promise.all([this.lanesDrained(), ...DURABLE_WORK.map((work) => this.runInPass(work))]);
     } catch (error) {
       this.onError(error);
     }
   }
 
-  /** Each lane learns from one user at a time and mostly waits on the LLM: as many lanes as the provider takes calls. */
+  /**
+   * The first pass: the embedded database belongs to this one process, so a lease still held was
+   * held by this process before it crashed; each kind takes its work up again (see releaseLeases).
+   */
+  private async recover(): Promise<void> {
+    for (const work of DURABLE_WORK) await work.releaseLeases(this.deps);
+    await documentExpansion.releaseAllExpansionLeases(this.deps.db);
+    await this.reembedStaleRows();
+    for (const work of DURABLE_WORK) {
+      if (work.reconcile.lane === "users") for (const { scope, id } of await work.findWaiting(this.deps)) this.due.add(keyOf(work.kind, scope, id));
+    }
+    this.recovered = true;
+  }
+
+  /** The part of a pass a kind's lane takes. */
+  private async runInPass(work: DurableWork): Promise<void> {
+    const { reconcile } = work;
+    if (reconcile.lane === "pass") await this.runDue(work, reconcile.stepsPerPass ?? 0);
+    if (reconcile.lane === "sessions") await this.runDueSessions(work, reconcile.batch);
+  }
+
+  /** Each lane steps one key at a time (a user's learning) and mostly waits on the LLM: as many lanes as the provider takes calls. */
   private startLanes(): void {
     const limit = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
     // A lane takes its first user synchronously, so a started lane leaves one user fewer to take.
     while (this.lanes.size < limit && this.nextDue() !== undefined) {
-      const lane: Promise<void> = this.drainDueUsers().finally(() => this.lanes.delete(lane));
+      const lane: Promise<void> = this.drainDueKeys().finally(() => this.lanes.delete(lane));
       this.lanes.add(lane);
     }
   }
@@ -218,18 +189,20 @@ export class Reconciler {
     while (this.lanes.size > 0) await Promise.all(this.lanes);
   }
 
-  private async drainDueUsers(): Promise<void> {
+  private async drainDueKeys(): Promise<void> {
     for (let key = this.takeDue(); key !== undefined; key = this.takeDue()) {
-      const { scope, userId } = parseKey(key);
+      const { kind, scope, id } = parseKey(key);
+      const work = durableWork(kind);
       this.inLane.add(key);
       try {
-        let outcome: LearningStepOutcome;
-        do outcome = await runLearningStep(this.deps, scope, userId);
+        let outcome: DurableOutcome;
+        do outcome = await work.step(this.deps, scope, id);
         while (outcome.next === "again");
         if (outcome.next === "sleep") this.sleeping.set(key, outcome.until);
+        if (outcome.next === "retry") this.sleeping.set(key, outcome.at);
         if (outcome.next === "busy") this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
       } catch (error) {
-        // Storage trouble: keep the user and try on a later pass.
+        // Storage trouble: keep the key and try on a later pass.
         this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
         this.onError(error);
       } finally {
@@ -238,139 +211,92 @@ export class Reconciler {
     }
   }
 
-  /** One attempt at each runnable aggregation operation; one due again at once asks for another pass. */
-  private async runDueOperations(): Promise<void> {
-    for (const { operationId, ...scope } of await aggregation.findRunnableOperations(this.deps.db, this.deps.now())) {
-      const outcome = await runAggregationStep(this.deps, scope, operationId);
-      if (outcome.unexpected) this.onError(new Error(`aggregation operation ${operationId}: ${outcome.unexpected}`));
-      if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
-    }
-  }
-
-  /** One attempt at each runnable erasure; one due again at once asks for another pass. */
-  private async runDuePurges(): Promise<void> {
-    for (const { purgeId, ...scope } of await purgeOperations.findRunnablePurges(this.deps.db, this.deps.now())) {
-      const outcome = await runPurgeStep(this.deps, scope, purgeId, undefined, this.stopping.signal);
-      if (outcome.unexpected) this.onError(new Error(`purge operation ${purgeId}: ${outcome.unexpected}`));
-      if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
-    }
-  }
-
-  /** The physical removal pass of completed erasures, when one waits; one not yet due wakes a pass at its time. */
-  private async removeErasedBytes(): Promise<void> {
-    if (this.stopping.signal.aborted) return;
-    const outcome = await removeErasedBytes(this.deps);
-    if (outcome.unexpected) this.onError(new Error(outcome.unexpected));
-    if (outcome.next !== "retry") return;
-    clearTimeout(this.physicalRemovalTimer);
-    this.physicalRemovalTimer = setTimeout(() => this.poke(), Math.max(0, outcome.at - this.deps.now()) * 1000 + 100);
-    this.physicalRemovalTimer.unref?.();
-  }
-
   /**
-   * Grades the sampled sessions whose inactivity delay (or retry backoff) has passed, `lanes` at a
-   * time. Without a provider they are left waiting: nothing is dropped, and a restart with one
-   * configured grades them.
+   * One attempt at each runnable item of a `pass` kind, `stepsPerPass` more while it has more to do
+   * now (then the next pass goes on, so the other kinds are not held up); one due again at once asks
+   * for another pass. Then the kind's follow-up, if any.
    */
-  private runDueEvaluations(lanes: number): Promise<void> {
-    return this.runDueSessionTimers("evaluation_sessions", lanes, (scope, sessionId) => runEvaluationStep(this.deps, scope, sessionId));
-  }
-
-  /** Infers the outcomes of the sessions that used a playbook and are due (quiet, or replied to); like evaluations, they wait for a provider. */
-  private runDueInferences(lanes: number): Promise<void> {
-    return this.runDueSessionTimers("outcome_inferences", lanes, (scope, sessionId) => runOutcomeInferenceStep(this.deps, scope, sessionId));
-  }
-
-  /** Runs the step of each due session of a kind of session timer, `lanes` at a time; more due ones ask for another pass. */
-  private async runDueSessionTimers(
-    table: SessionTimerTable,
-    lanes: number,
-    step: (scope: Scope, sessionId: string) => Promise<SessionTimerOutcome>,
-  ): Promise<void> {
-    if (!this.deps.llm) return;
-    const due = await sessionTimers.findDueTimers(this.deps.db, table, this.deps.now(), SESSION_TIMER_BATCH);
-    const next = () => due.shift();
-    await Promise.all(
-      Array.from({ length: lanes }, async () => {
-        for (let session = next(); session !== undefined; session = next()) {
-          const { sessionId, ...scope } = session;
-          await step(scope, sessionId);
-        }
-      }),
-    );
-    if ((await sessionTimers.findDueTimers(this.deps.db, table, this.deps.now(), 1)).length > 0) this.again = true;
-  }
-
-  /** One attempt at each runnable regenerate job; a job left to retry now asks for another pass. */
-  private async runDueEvaluationJobs(): Promise<void> {
-    for (const { jobId, ...scope } of await evaluationJobs.findRunnableJobs(this.deps.db, this.deps.now())) {
-      const outcome = await runEvaluationJobStep(this.deps, scope, jobId);
-      if (outcome.unexpected) this.onError(new Error(`regenerate job ${jobId}: ${outcome.unexpected}`));
-    }
-  }
-
-  /** One attempt at each data-source sample waiting to be read; one due again at once asks for another pass. */
-  private async runDueSamples(): Promise<void> {
-    for (const { sampleId, ...scope } of await dataSourceSamples.findRunnableSamples(this.deps.db, this.deps.now())) {
-      const outcome = await runSampleStep(this.deps, scope, sampleId);
-      if (outcome.unexpected) this.onError(new Error(`data-source sample ${sampleId}: ${outcome.unexpected}`));
-      if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
-    }
-  }
-
-  /**
-   * Each due data-source collection's step until it has nothing to do now (its backfill waits for a
-   * budget, live traffic for the next poll), at most COLLECTION_STEPS_PER_PASS steps a pass so the
-   * other kinds of work of the pass are not held up by a long backfill; more asks for another pass.
-   */
-  private async runDueCollections(): Promise<void> {
-    for (const { streamId, ...scope } of await dataSourceCollections.findRunnableCollections(this.deps.db, this.deps.now())) {
+  private async runDue(work: DurableWork, stepsPerPass: number): Promise<void> {
+    for (const { scope, id } of await work.findRunnable!(this.deps, Number.POSITIVE_INFINITY)) {
       for (let steps = 0; ; steps++) {
         if (this.stopping.signal.aborted) return;
-        const outcome = await runCollectionStep(this.deps, scope, streamId);
-        if (outcome.unexpected) this.onError(new Error(`data-source collection ${streamId}: ${outcome.unexpected}`));
+        const outcome = await work.step(this.deps, scope, id, undefined, this.stopping.signal);
+        this.reportUnexpected(work, id, outcome);
+        if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
         if (outcome.next !== "again") break;
-        if (steps >= COLLECTION_STEPS_PER_PASS) {
+        if (steps >= stepsPerPass) {
           this.again = true;
           break;
         }
       }
     }
+    if (work.followUp) await this.runFollowUp(work.kind, work.followUp);
   }
 
-  /** Starts the lane of generation runs, or asks the running lane to look again when it ends. */
-  private runGenerationLane(): void {
-    if (this.generationLane) {
-      this.generationAgain = true;
+  /** A kind's follow-up (the physical removal pass of completed erasures) when one waits; one not yet due wakes a pass at its time. */
+  private async runFollowUp(kind: string, followUp: NonNullable<DurableWork["followUp"]>): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    const outcome = await followUp.step(this.deps);
+    if (outcome.unexpected) this.onError(new Error(outcome.unexpected));
+    if (outcome.next !== "retry") return;
+    clearTimeout(this.followUpTimers.get(kind));
+    const timer = setTimeout(() => this.poke(), Math.max(0, outcome.at - this.deps.now()) * 1000 + 100);
+    timer.unref?.();
+    this.followUpTimers.set(kind, timer);
+  }
+
+  /**
+   * Steps the due items of a `sessions` kind (sessions whose inactivity delay or retry backoff has
+   * passed), as many at once as learning lanes; more due ones ask for another pass. Without a
+   * provider they are left waiting: nothing is dropped, and a restart with one configured runs them.
+   */
+  private async runDueSessions(work: DurableWork, batch: number): Promise<void> {
+    if (!this.deps.llm) return;
+    const due = await work.findRunnable!(this.deps, batch);
+    const next = () => due.shift();
+    await Promise.all(
+      Array.from({ length: this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY }, async () => {
+        for (let item = next(); item !== undefined; item = next()) await work.step(this.deps, item.scope, item.id);
+      }),
+    );
+    if ((await work.findRunnable!(this.deps, 1)).length > 0) this.again = true;
+  }
+
+  /** Starts the lane of an `own` kind, or asks its running lane to look again when it ends. */
+  private runOwnLane(work: DurableWork): void {
+    if (this.ownLanes.has(work.kind)) {
+      this.ownLanesAgain.add(work.kind);
       return;
     }
-    this.generationLane = this.runDueGenerationRuns()
+    const lane = this.runOwnItems(work)
       .catch(this.onError)
       .finally(() => {
-        this.generationLane = undefined;
-        if (this.generationAgain) {
-          this.generationAgain = false;
-          this.runGenerationLane();
-        }
+        this.ownLanes.delete(work.kind);
+        if (this.ownLanesAgain.delete(work.kind)) this.runOwnLane(work);
       });
+    this.ownLanes.set(work.kind, lane);
   }
 
-  /** One attempt at each runnable generation run; a retry's backoff is seen by a later pass (the wake-up timer's). */
-  private async runDueGenerationRuns(): Promise<void> {
-    for (const { runId, ...scope } of await generationRuns.findRunnableRuns(this.deps.db, this.deps.now())) {
+  /** One attempt at each runnable item of an `own` kind; a retry's backoff is seen by a later pass (the wake-up timer's). */
+  private async runOwnItems(work: DurableWork): Promise<void> {
+    for (const { scope, id } of await work.findRunnable!(this.deps, Number.POSITIVE_INFINITY)) {
       if (this.stopping.signal.aborted) return;
-      const outcome = await runGenerationStep(this.deps, scope, runId, undefined, this.stopping.signal);
-      if (outcome.unexpected) this.onError(new Error(`generation run ${runId}: ${outcome.unexpected}`));
+      this.reportUnexpected(work, id, await work.step(this.deps, scope, id, undefined, this.stopping.signal));
     }
   }
 
-  /** The first queued user no lane is learning from now. */
-  private nextDue(): UserKey | undefined {
+  /** A step keeps a safe error code only; the operator's log gets what went wrong. */
+  private reportUnexpected(work: DurableWork, id: string, outcome: DurableOutcome): void {
+    if ("unexpected" in outcome && outcome.unexpected) this.onError(new Error(`${work.noun} ${id}: ${outcome.unexpected}`));
+  }
+
+  /** The first queued key no lane is stepping now. */
+  private nextDue(): LaneKey | undefined {
     for (const key of this.due) if (!this.inLane.has(key)) return key;
     return undefined;
   }
 
-  private takeDue(): UserKey | undefined {
+  private takeDue(): LaneKey | undefined {
     const next = this.nextDue();
     if (next !== undefined) this.due.delete(next);
     return next;
@@ -386,19 +312,12 @@ export class Reconciler {
 }
 
 /**
- * The embedded mode's orchestrator for `deps`: a reconciler that the domain's schedule hooks wake.
- * Its first poke() starts the pass that picks up what a crash left.
+ * The embedded mode's dependencies: `base` with the orchestrator port set to a reconciler that runs
+ * over them. Its first poke() starts the pass that picks up what a crash left.
  */
-export function attachReconciler(deps: CoreDeps, onError: (error: unknown) => void): Reconciler {
+export function reconcile(base: CoreDeps, onError: (error: unknown) => void): { deps: CoreDeps; reconciler: Reconciler } {
+  // The reconciler runs steps that schedule work themselves, so it is built over the deps that carry it.
+  const deps: CoreDeps = { ...base, orchestrator: { schedule: (kind, scope, id) => reconciler.schedule(kind, scope, id) } };
   const reconciler = new Reconciler(deps, onError);
-  deps.scheduleLearning = (scope, userId) => reconciler.wakeUser(scope, userId);
-  deps.scheduleAggregation = () => reconciler.poke();
-  deps.scheduleGenerationRun = () => reconciler.poke();
-  deps.schedulePurge = () => reconciler.poke();
-  deps.scheduleEvaluation = () => reconciler.poke();
-  deps.scheduleOutcomeInference = () => reconciler.poke();
-  deps.scheduleEvaluationJob = () => reconciler.poke();
-  deps.scheduleSample = () => reconciler.poke();
-  deps.scheduleCollection = () => reconciler.poke();
-  return reconciler;
+  return { deps, reconciler };
 }

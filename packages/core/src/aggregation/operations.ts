@@ -22,7 +22,7 @@ export async function startAggregationOperation(
     deps.now(),
   );
   if (created) {
-    await deps.scheduleAggregation?.(scope, created.operation_id);
+    await deps.orchestrator?.schedule("aggregation", scope, created.operation_id);
     return created;
   }
   // Refused by a unique rule: a concurrent start of the same request, or another unfinished operation.

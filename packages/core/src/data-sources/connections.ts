@@ -112,7 +112,7 @@ export async function rotateCredential(
   if (!updated) throw await currentRevisionConflict(deps, scope, input.connection_id, input.revision);
   // A collection stopped by the provider's refusal of the old credential reads again now.
   for (const streamId of await dataSourceCollections.wakeConnectionCollections(deps.db, scope, input.connection_id, deps.now())) {
-    await deps.scheduleCollection?.(scope, streamId);
+    await deps.orchestrator?.schedule("collection", scope, streamId);
   }
   return toConnection(updated, stream);
 }

@@ -70,7 +70,7 @@ export async function requestSample(
     await record?.(tx, toSample(inserted, now));
     return inserted;
   });
-  await deps.scheduleSample?.(scope, created.sample_id);
+  await deps.orchestrator?.schedule("sample", scope, created.sample_id);
   return toSample(created, now);
 }
 

@@ -25,7 +25,7 @@ export async function startRegenerate(deps: CoreDeps, scope: Scope, input: Regen
   const jobId = crypto.randomUUID();
   const total = await evaluationJobs.countSessionsStartedIn(deps.db, scope, input.from_ts, input.to_ts);
   await evaluationJobs.insertJob(deps.db, scope, { jobId, from: input.from_ts, to: input.to_ts, evaluationName: input.evaluation_name ?? null, total }, now);
-  await deps.scheduleEvaluationJob?.(scope, jobId);
+  await deps.orchestrator?.schedule("evaluationJob", scope, jobId);
   return { job_id: jobId, total };
 }
 

@@ -19,6 +19,6 @@ export async function queueGenerationRun(
     await alsoWrite?.(tx, runId);
     return inserted;
   });
-  await deps.scheduleGenerationRun?.(scope, runId);
+  await deps.orchestrator?.schedule("generationRun", scope, runId);
   return run;
 }

@@ -22,6 +22,6 @@ export async function eraseUser(
       deps.now(),
     ),
   );
-  if (found.operation.subject_user_id !== null) await deps.schedulePurge?.(scope, found.operation.purge_id);
+  if (found.operation.subject_user_id !== null) await deps.orchestrator?.schedule("purge", scope, found.operation.purge_id);
   return found;
 }

@@ -33,7 +33,8 @@ export function toPendingToolCall(record: PendingToolCallRecord): PendingToolCal
 
 /** Questions past their expiry become `expired` before anyone reads them, and the runs that waited on them go on. */
 async function expireDue(deps: CoreDeps, scope: Scope): Promise<void> {
-  for (const waiting of await pendingToolCalls.expireDueToolCalls(deps.db, scope, deps.now())) await deps.scheduleLearning?.(scope, waiting.user_id);
+  for (const waiting of await pendingToolCalls.expireDueToolCalls(deps.db, scope, deps.now()))
+    await deps.orchestrator?.schedule("learning", scope, waiting.user_id);
 }
 
 export async function listToolCalls(deps: CoreDeps, scope: Scope, input: { status?: PendingToolCallStatus | undefined; limit: number }) {
@@ -64,7 +65,7 @@ async function settle(deps: CoreDeps, scope: Scope, id: string, settlement: Sett
     if (!found) throw AppError.notFound(`pending tool call '${id}'`);
     throw new AppError("conflict", `pending tool call '${id}' is ${found.status}: only a ${settlement.from} one can be ${action}`);
   }
-  for (const userId of new Set([...waiting, ...(updated.user_id ? [updated.user_id] : [])])) await deps.scheduleLearning?.(scope, userId);
+  for (const userId of new Set([...waiting, ...(updated.user_id ? [updated.user_id] : [])])) await deps.orchestrator?.schedule("learning", scope, userId);
   return toPendingToolCall(updated);
 }
 

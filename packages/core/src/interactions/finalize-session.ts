@@ -18,6 +18,6 @@ export interface FinalizedSession {
 export async function finalizeSession(deps: CoreDeps, scope: Scope, userId: string, sessionId: string): Promise<FinalizedSession> {
   const hinted = await requests.hintSessionCompletion(deps.db, scope, userId, sessionId);
   if (!hinted) return { accepted: false, requestId: null };
-  await deps.scheduleLearning?.(scope, userId);
+  await deps.orchestrator?.schedule("learning", scope, userId);
   return { accepted: true, requestId: hinted.request_id };
 }

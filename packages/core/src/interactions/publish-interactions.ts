@@ -115,9 +115,9 @@ export async function publishInteractions(
   const { evaluationDue, inferenceDue, ...committed } = await admission.answer(committing);
   // Committed, not yet answered: where a lost answer makes a client retry (see answerPublish's idempotency keys).
   crashAt(deps, "publish.after_commit");
-  await deps.scheduleLearning?.(scope, input.user_id);
-  if (evaluationDue) await deps.scheduleEvaluation?.(scope, input.session_id);
-  if (inferenceDue) await deps.scheduleOutcomeInference?.(scope, input.session_id);
+  await deps.orchestrator?.schedule("learning", scope, input.user_id);
+  if (evaluationDue) await deps.orchestrator?.schedule("evaluation", scope, input.session_id);
+  if (inferenceDue) await deps.orchestrator?.schedule("outcomeInference", scope, input.session_id);
   return { ...committed, warnings };
 }
 

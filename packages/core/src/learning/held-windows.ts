@@ -27,6 +27,6 @@ export async function recoverHeldWindow(
     }
     return held;
   });
-  await deps.scheduleLearning?.(scope, target.userId);
+  await deps.orchestrator?.schedule("learning", scope, target.userId);
   return recovered;
 }

@@ -190,7 +190,7 @@ async function advanceCursor(deps: CoreDeps, scope: Scope, context: CursorContex
 /** The stall has cleared: the learning it paused for other users goes on without waiting for their next publish. */
 async function resumePausedUsers(deps: CoreDeps, scope: Scope, clearedBy: string): Promise<void> {
   for (const userId of await learning.usersStalled(deps.db, scope)) {
-    if (userId !== clearedBy) await deps.scheduleLearning?.(scope, userId);
+    if (userId !== clearedBy) await deps.orchestrator?.schedule("learning", scope, userId);
   }
 }
 

@@ -66,7 +66,7 @@ export async function activateStream(deps: CoreDeps, scope: Scope, input: Activa
     return { stream: saved, collection };
   });
   if (!activated) throw staleRevision("stream", input.stream_id, (await liveStream(deps, scope, input.stream_id)).revision, input.stream_revision);
-  await deps.scheduleCollection?.(scope, input.stream_id);
+  await deps.orchestrator?.schedule("collection", scope, input.stream_id);
   return toCollectionStatus(deps, scope, activated.stream, activated.collection);
 }
 

@@ -39,7 +39,7 @@ async function changeLifecycle(
     const current = (await activeCollection(deps, scope, input.stream_id)).collection.lifecycle_revision;
     throw staleLifecycleRevision(input.stream_id, current, input.lifecycle_revision);
   }
-  if (changed.collection.state === "active") await deps.scheduleCollection?.(scope, input.stream_id);
+  if (changed.collection.state === "active") await deps.orchestrator?.schedule("collection", scope, input.stream_id);
   return toCollectionStatus(deps, scope, changed.stream, changed.collection);
 }
 

@@ -227,7 +227,7 @@ async function importPage(
 }
 
 async function scheduleMovedUsers(deps: CoreDeps, scope: Scope, run: ImportRun): Promise<void> {
-  for (const userId of run.movedUsers) await deps.scheduleLearning?.(scope, userId);
+  for (const userId of run.movedUsers) await deps.orchestrator?.schedule("learning", scope, userId);
 }
 
 async function saveLive(

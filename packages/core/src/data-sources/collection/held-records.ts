@@ -122,6 +122,6 @@ export async function applyRetry(deps: CoreDeps, scope: Scope, input: RetryInput
     const current = (await activeCollection(deps, scope, input.stream_id)).collection.lifecycle_revision;
     throw staleLifecycleRevision(input.stream_id, current, input.lifecycle_revision);
   }
-  if (applied.state === "active") await deps.scheduleCollection?.(scope, input.stream_id);
+  if (applied.state === "active") await deps.orchestrator?.schedule("collection", scope, input.stream_id);
   return { ...preview, lifecycle_revision: applied.lifecycle_revision, queued: true };
 }

@@ -9,6 +9,7 @@ import {
   type Scope,
 } from "@als/db";
 import type { CoreDeps } from "../../deps.ts";
+import type { Orchestrator } from "../../durable/orchestrator.ts";
 import { LeaseLost } from "../../durable/step-outcome.ts";
 import { publishInteractions } from "../../interactions/publish-interactions.ts";
 import { type MappedInteraction, mapRecord } from "../mapping/apply-mapping.ts";
@@ -70,7 +71,7 @@ export async function importTrace(run: ImportRun, trace: TraceToImport): Promise
   }
   const units = request.data.interaction_data_list.length;
   try {
-    await publishInteractions({ ...deps, scheduleLearning: (_scope, userId) => void run.movedUsers.add(userId) }, scope, request.data, {
+    await publishInteractions({ ...deps, orchestrator: learningCollectedBy(run, deps.orchestrator) }, scope, request.data, {
       withinCommit: async (tx, published) => {
         const admitted = await dataSourceCollections.admitImport(tx, scope, collection.stream_id, run.leaseToken, run.phase, units, now);
         if (admitted === "lease_lost") throw new LeaseLost();
@@ -107,6 +108,13 @@ export async function importTrace(run: ImportRun, trace: TraceToImport): Promise
 }
 
 /** The publish a ready record becomes: its input as the user's turn, its output as the agent's, one request per trace. */
+/** The import's orchestrator: a moved user is noted for the run (learning is scheduled after the page); other work goes on to `orchestrator`. */
+function learningCollectedBy(run: ImportRun, orchestrator: Orchestrator | undefined): Orchestrator {
+  return {
+    schedule: (kind, scope, id) => (kind === "learning" ? void run.movedUsers.add(id) : orchestrator?.schedule(kind, scope, id)),
+  };
+}
+
 function publishRequestOf(trace: TraceToImport, interaction: MappedInteraction) {
   const createdAt = interaction.created_at ?? trace.started_at;
   const turns = [
