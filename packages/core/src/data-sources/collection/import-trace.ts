@@ -107,7 +107,6 @@ export async function importTrace(run: ImportRun, trace: TraceToImport): Promise
   }
 }
 
-/** The publish a ready record becomes: its input as the user's turn, its output as the agent's, one request per trace. */
 /** The import's orchestrator: a moved user is noted for the run (learning is scheduled after the page); other work goes on to `orchestrator`. */
 function learningCollectedBy(run: ImportRun, orchestrator: Orchestrator | undefined): Orchestrator {
   return {
@@ -115,6 +114,7 @@ function learningCollectedBy(run: ImportRun, orchestrator: Orchestrator | undefi
   };
 }
 
+/** The publish a ready record becomes: its input as the user's turn, its output as the agent's, one request per trace. */
 function publishRequestOf(trace: TraceToImport, interaction: MappedInteraction) {
   const createdAt = interaction.created_at ?? trace.started_at;
   const turns = [
