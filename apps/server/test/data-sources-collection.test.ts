@@ -165,10 +165,15 @@ describe("a collection per provider", () => {
       expect(wrong.status).toBe(409);
       // Sent again under its Idempotency-Key (a lost answer), the retry answers as the first did instead of 409.
       const retry = () =>
-        env.svc.call("POST", `${prefix.base}/streams/${stream.stream_id}/retry`, { ...retryInput, preview_digest: preview.body.preview_digest }, {
-          ...prefix.headers(),
-          "idempotency-key": `retry-${source.provider}-${prefix.name}`,
-        });
+        env.svc.call(
+          "POST",
+          `${prefix.base}/streams/${stream.stream_id}/retry`,
+          { ...retryInput, preview_digest: preview.body.preview_digest },
+          {
+            ...prefix.headers(),
+            "idempotency-key": `retry-${source.provider}-${prefix.name}`,
+          },
+        );
       const retried = await retry();
       expect(retried.status).toBe(202);
       expect(retried.body).toMatchObject({ queued: true, lifecycle_revision: 5 });
