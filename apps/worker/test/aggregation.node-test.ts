@@ -7,8 +7,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import { NewUserPlaybook } from "@als/contract";
 import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
 import { agentPlaybooks, type Scope } from "@als/db";
-import type { FakeLlmReply } from "../../../test/support/llm-server.ts";
-import { registerProject } from "../../../test/support/register-project.ts";
+import type { FakeLlmReply } from "@als/test-support/llm-server.ts";
+import { registerProject } from "@als/test-support/register-project.ts";
 import { openFullModeEnvironment, orchestratorOn, spawnWorker, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;

@@ -7,8 +7,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import { NewUserPlaybook } from "@als/contract";
 import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
 import type { Scope } from "@als/db";
-import { parseMetricsText, sampleValue } from "../../../test/support/metrics-text.ts";
-import { registerProject } from "../../../test/support/register-project.ts";
+import { parseMetricsText, sampleValue } from "@als/test-support/metrics-text.ts";
+import { registerProject } from "@als/test-support/register-project.ts";
 import { freeLoopbackPort } from "../src/free-loopback-port.ts";
 import { openFullModeEnvironment, orchestratorOn, spawnWorker, stopWorker } from "./worker-process.ts";
 

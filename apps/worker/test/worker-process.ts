@@ -3,10 +3,10 @@ import { fileURLToPath } from "node:url";
 import { createEmbedder } from "@als/ai";
 import { createProcessServices, type Orchestrator } from "@als/core";
 import { openDatabase } from "@als/db";
+import { type FakeLlmHandler, startFakeLlmServer } from "@als/test-support/llm-server.ts";
+import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
-import { type FakeLlmHandler, startFakeLlmServer } from "../../../test/support/llm-server.ts";
-import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const MODEL_DIR = `${ROOT}.cache/models/e5-small-v2-int8`;
