@@ -4,11 +4,9 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { NewUserPlaybook } from "@als/contract";
-import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
-import { agentPlaybooks, type Scope } from "@als/db";
+import { getAggregationOperation, startAggregationOperation, } from "@als/core";
+import { agentPlaybooks, } from "@als/db";
 import type { FakeLlmReply } from "@als/test-support/llm-server.ts";
-import { registerProject } from "@als/test-support/register-project.ts";
 import { openFullModeEnvironment, SHIPPING_AGGREGATE, shippingPlaybooksProject, spawnWorker, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;

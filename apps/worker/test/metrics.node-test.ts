@@ -4,11 +4,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { NewUserPlaybook } from "@als/contract";
-import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
-import type { Scope } from "@als/db";
+import { getAggregationOperation, startAggregationOperation, } from "@als/core";
 import { parseMetricsText, sampleValue } from "@als/test-support/metrics-text.ts";
-import { registerProject } from "@als/test-support/register-project.ts";
 import { freeLoopbackPort } from "../src/free-loopback-port.ts";
 import { openFullModeEnvironment, SHIPPING_AGGREGATE, shippingPlaybooksProject, spawnWorker, stopWorker } from "./worker-process.ts";
 
