@@ -24,7 +24,8 @@ import { checkedShot, launchBrowser, OVERFLOW } from "./browser.ts";
 // held): the member connects, picks the provider's project, samples, corrects the model's proposed
 // mapping against the preview, validates, activates with a history range and watches the backfill
 // become a running collection; then pauses and resumes it from the keyboard, previews a retry of
-// the held records, and sees the provider's refusal once its key is revoked. The scripted model
+// the held records, sees the provider's refusal once its key is revoked and rotates it; the status
+// page then shows the project's learning lag. The scripted model
 // proposes each provider's mapping with a user pointer that reads nothing, for the member to fix.
 
 const NOW = Math.floor(Date.now() / 1000);
@@ -217,6 +218,34 @@ describe("the data-sources page", () => {
       await connectAndCollect(source, false);
     });
   }
+
+  test("the status page shows each project's learning lag and users waiting, and links the Temporal UI in full mode", async () => {
+    await env.svc.learningIdle();
+    // A conversation still going on: learned from once its session is quiet, so it waits.
+    const published = await env.svc.call(
+      "POST",
+      "/api/publish_interaction",
+      { user_id: "waiting-user", session_id: "waiting-s", interaction_data_list: [{ role: "User", content: "Where is my order?" }] },
+      bearer(env.owner.fullKey),
+    );
+    expect(published.status).toBe(200);
+    env.svc.clock.now += 125;
+    env.svc.deps.temporalUi = { workflowsUrl: "http://127.0.0.1:8233/namespaces/default/workflows" };
+    try {
+      await page.getByRole("link", { name: "Status", exact: true }).click();
+      const backlog = page.getByRole("region", { name: "Learning lag and durable work" });
+      const row = backlog.getByRole("row", { name: /^default / });
+      await row.getByRole("cell", { name: "2 min 5 s" }).waitFor();
+      expect(await row.getByRole("cell").last().textContent()).toBe("1");
+      expect(await backlog.getByRole("link", { name: "The workflows in the Temporal UI" }).getAttribute("href")).toBe(
+        "http://127.0.0.1:8233/namespaces/default/workflows",
+      );
+      await shot("39-status-backlog");
+    } finally {
+      delete env.svc.deps.temporalUi;
+    }
+    await page.getByRole("link", { name: "Data sources", exact: true }).click();
+  });
 
   test("at phone width the page with its collections fits the screen", async () => {
     await page.setViewportSize({ width: 390, height: 844 });

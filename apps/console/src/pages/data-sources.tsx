@@ -53,7 +53,7 @@ export function DataSourcesPage() {
                 connection={connection}
                 list={list.data}
                 onContinue={() => setWizard({ connectionId: connection.connection_id })}
-                setupOpen={wizard?.connectionId === connection.connection_id}
+                setupOpen={wizard !== null}
               />
             ))
           )}
