@@ -91,6 +91,12 @@ function MappingEditor({
     onError: onConflict,
   });
   const shown = validate.data?.checked ?? preview.data;
+  const applySuggestion = (field: MappingField, path: string, transform: MappingTransform | null) => {
+    if (!definition) return;
+    const [first, ...rest] = definition.rules;
+    const fields = { ...first!.fields, [field]: { path, ...(transform && { transform }) } };
+    setDefinition({ ...definition, rules: [{ ...first!, fields }, ...rest] });
+  };
   return (
     <div className="mapping">
       {stale && (
@@ -144,9 +150,68 @@ function MappingEditor({
             <ErrorNote error={preview.error ?? validate.error} />
           </form>
         )}
+        {definition !== null && shown && (
+          <Suggestions streamId={streamId} sampleId={sampleId} revision={document.revision} sampleDigest={shown.sample_digest} onUse={applySuggestion} />
+        )}
       </div>
       {shown && <PreviewView preview={shown} />}
     </div>
+  );
+}
+
+/**
+ * Pointer suggestions from the configured model, asked only with the member's consent: what leaves
+ * the service is said first (field names and types, no dialogue). A suggestion is applied to the
+ * first rule only when the member uses it, never automatically.
+ */
+function Suggestions({
+  streamId,
+  sampleId,
+  revision,
+  sampleDigest,
+  onUse,
+}: {
+  streamId: string;
+  sampleId: string;
+  revision: number;
+  sampleDigest: string;
+  onUse(field: MappingField, path: string, transform: MappingTransform | null): void;
+}) {
+  const { client, session } = useMember();
+  const scope = { project_id: session.projectId, stream_id: streamId };
+  const model = useQuery({ queryKey: ["suggestion-model", session.projectId, streamId], queryFn: () => client.projectDataSources.suggestionModel(scope) });
+  const [consent, setConsent] = useState(false);
+  const suggest = useMutation({
+    mutationFn: () =>
+      client.projectDataSources.suggest({ ...scope, sample_id: sampleId, expected_revision: revision, sample_digest: sampleDigest, consent: true }),
+  });
+  if (!model.data?.available) return null;
+  return (
+    <section aria-labelledby="suggestions-title">
+      <h3 id="suggestions-title">Suggestions</h3>
+      <label className="inline">
+        <input type="checkbox" checked={consent} onChange={(event) => setConsent(event.target.checked)} />
+        Send {model.data.data_sent} to {model.data.model}
+      </label>
+      <button type="button" disabled={!consent || suggest.isPending} onClick={() => suggest.mutate()}>
+        Suggest pointers
+      </button>
+      <ErrorNote error={suggest.error} />
+      {suggest.data && (
+        <ul className="plain">
+          {suggest.data.candidates.map((candidate) => (
+            <li key={`${candidate.field}\u0000${candidate.path}`}>
+              {candidate.field}: <code>{candidate.path}</code>
+              {candidate.transform ? ` (${candidate.transform.replaceAll("_", " ")})` : ""} — {candidate.reason}{" "}
+              <button type="button" onClick={() => onUse(candidate.field, candidate.path, candidate.transform)}>
+                Use for {candidate.field}
+              </button>
+            </li>
+          ))}
+          {suggest.data.missing.length > 0 && <li className="muted">No suggestion for: {suggest.data.missing.join(", ")}</li>}
+        </ul>
+      )}
+    </section>
   );
 }
 

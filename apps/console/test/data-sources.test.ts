@@ -25,8 +25,8 @@ import { checkedShot, launchBrowser, OVERFLOW } from "./browser.ts";
 // mapping against the preview, validates, activates with a history range and watches the backfill
 // become a running collection; then pauses and resumes it from the keyboard, previews a retry of
 // the held records, sees the provider's refusal once its key is revoked and rotates it; the status
-// page then shows the project's learning lag. The scripted model
-// proposes each provider's mapping with a user pointer that reads nothing, for the member to fix.
+// page then shows the project's learning lag. The scripted model proposes each provider's mapping
+// with a user pointer that reads nothing, for the member to fix (by hand, or from its suggestion).
 
 const NOW = Math.floor(Date.now() / 1000);
 const HISTORY: TrafficShape = { start: NOW - 3600, count: 6, spacing: 60, heldEvery: 3 };
@@ -68,7 +68,16 @@ function proposal(provider: Provider): FakeLlmReply {
   };
 }
 
-const reply = (request: FakeLlmRequest): FakeLlmReply => (request.schemaName === "mapping_initialization" ? proposal(proposing) : scriptedReply(request));
+/** The model's suggestion: the user pointer the proposal missed. */
+const suggestion = (provider: Provider): FakeLlmReply => ({
+  json: { candidates: [{ field: "user", path: SYNTHETIC_MAPPING_FIELDS[provider].user.path, transform: null, reason: "a user id in every record" }] },
+});
+
+function reply(request: FakeLlmRequest): FakeLlmReply {
+  if (request.schemaName === "mapping_initialization") return proposal(proposing);
+  if (request.schemaName === "mapping_suggestions") return suggestion(proposing);
+  return scriptedReply(request);
+}
 
 let env: DataSourceService;
 let closeLlm: () => void;
@@ -140,7 +149,16 @@ async function connectAndCollect(source: (typeof SOURCES)[number], shots: boolea
   await page.getByRole("button", { name: "Preview against the sample" }).click();
   await page.getByText(`0 ready, ${HISTORY.count} held, 0 excluded`).waitFor();
   await page.getByText("(user:missing)").first().waitFor();
-  await rule.getByLabel("user pointer").fill(SYNTHETIC_MAPPING_FIELDS[source.provider].user.path);
+  if (shots) {
+    // The model suggests the missing pointer once the member agrees to what is sent; using it edits the draft.
+    const suggestions = page.getByRole("region", { name: "Suggestions" });
+    await suggestions.getByRole("checkbox", { name: /^Send field names .* to scripted-model$/ }).check();
+    await suggestions.getByRole("button", { name: "Suggest pointers" }).click();
+    await suggestions.getByRole("button", { name: "Use for user" }).click();
+    expect(await rule.getByLabel("user pointer").inputValue()).toBe(SYNTHETIC_MAPPING_FIELDS[source.provider].user.path);
+  } else {
+    await rule.getByLabel("user pointer").fill(SYNTHETIC_MAPPING_FIELDS[source.provider].user.path);
+  }
   await page.getByRole("button", { name: "Preview against the sample" }).click();
   await page.getByText("4 ready, 2 held, 0 excluded").waitFor();
   if (shots) await shot("33-data-sources-mapping");
