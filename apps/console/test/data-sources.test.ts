@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
-import { ensureConsoleBuilt } from "../../../test/support/console-build.ts";
-import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
-import { scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
-import { bearer } from "../../../test/support/tenants.ts";
-import { BRAINTRUST_KEY, BRAINTRUST_SALES_ONLY_KEY } from "../../../test/support/trace-providers/braintrust-server.ts";
-import { type DataSourceService, startDataSourceService } from "../../../test/support/trace-providers/data-source-service.ts";
-import { LANGFUSE_KEYS } from "../../../test/support/trace-providers/langfuse-server.ts";
-import { LANGSMITH_KEY } from "../../../test/support/trace-providers/langsmith-server.ts";
+import { ensureConsoleBuilt } from "@als/test-support/console-build.ts";
+import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.ts";
+import { scriptedReply, startScriptedLlm } from "@als/test-support/scripted-llm.ts";
+import { bearer } from "@als/test-support/tenants.ts";
+import { BRAINTRUST_KEY, BRAINTRUST_SALES_ONLY_KEY } from "@als/test-support/trace-providers/braintrust-server.ts";
+import { type DataSourceService, startDataSourceService } from "@als/test-support/trace-providers/data-source-service.ts";
+import { LANGFUSE_KEYS } from "@als/test-support/trace-providers/langfuse-server.ts";
+import { LANGSMITH_KEY } from "@als/test-support/trace-providers/langsmith-server.ts";
 import {
   braintrustData,
   braintrustTraffic,
@@ -16,7 +15,8 @@ import {
   SYNTHETIC_MAPPING_FIELDS,
   SYNTHETIC_PROJECTS,
   type TrafficShape,
-} from "../../../test/support/trace-providers/synthetic-traffic.ts";
+} from "@als/test-support/trace-providers/synthetic-traffic.ts";
+import type { Browser, Page } from "playwright-core";
 import { checkedShot, launchBrowser, OVERFLOW } from "./browser.ts";
 
 // The data-sources page in Debian's chromium against the real server on a port (hosted mode) with
