@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useRef } from "react";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { ApprovalsPage } from "./pages/approvals.tsx";
 import { ConversationsPage } from "./pages/conversations.tsx";
+import { DataSourcesPage } from "./pages/data-sources.tsx";
 import { ErasePage } from "./pages/erase.tsx";
 import { LearningsPage } from "./pages/learnings.tsx";
 import { OnboardingPage } from "./pages/onboarding.tsx";
@@ -22,6 +23,7 @@ const PAGE_COMPONENTS: Record<PageId, React.ComponentType> = {
   approvals: ApprovalsPage,
   questions: QuestionsPage,
   evaluation: EvaluationPage,
+  "data-sources": DataSourcesPage,
   status: StatusPage,
   "api-keys": ApiKeysPage,
   erase: ErasePage,

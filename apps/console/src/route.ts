@@ -8,6 +8,7 @@ export const PAGES = [
   { id: "approvals", title: "Approval queue" },
   { id: "questions", title: "Questions" },
   { id: "evaluation", title: "Evaluation" },
+  { id: "data-sources", title: "Data sources" },
   { id: "status", title: "Status" },
   { id: "api-keys", title: "API keys" },
   { id: "erase", title: "Erase a user" },

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
 import { DEFAULT_SESSION_INACTIVITY_SECONDS } from "@als/core";
 import { organizations } from "@als/db";
 import { createOrganization, openSession } from "@als/identity";
@@ -9,7 +7,8 @@ import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.
 import { STAGING_QUESTION, scriptedReply, startScriptedLlm } from "@als/test-support/scripted-llm.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { bearer } from "@als/test-support/tenants.ts";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { checkedShot, launchBrowser, OVERFLOW } from "./browser.ts";
 
 // The operator console in Debian's chromium, driven by playwright-core, against the real server
 // listening on a port (hosted mode: every call needs a credential) with the scripted LLM. The member
@@ -17,7 +16,6 @@ import { type Browser, chromium, type Page } from "playwright-core";
 // over REST, approves a playbook, answers a question, reads the evaluation and erases a user.
 // Screenshots of every page go to test-artifacts/console/ (gitignored).
 
-const ARTIFACTS = resolve(import.meta.dir, "../../../test-artifacts/console");
 const PASSWORD = "console test password 1";
 const EMAIL = `owner-${crypto.randomUUID().slice(0, 8)}@console.example`;
 
@@ -31,7 +29,6 @@ let apiKey: string;
 
 beforeAll(async () => {
   ensureConsoleBuilt();
-  mkdirSync(ARTIFACTS, { recursive: true });
   scripted = await startScriptedLlm(aggregateOrScripted);
   svc = await startTestService({ llm: scripted.llm, authMode: "required" });
   const { orgId, owner } = await createOrganization(svc.deps, { name: "Console Co", ownerEmail: EMAIL, ownerPassword: PASSWORD, emailVerified: true });
@@ -39,14 +36,7 @@ beforeAll(async () => {
   sessionToken = (await openSession(svc.deps, owner, "login")).token;
   svc.app.listen({ hostname: "127.0.0.1", port: 0 });
   origin = `http://127.0.0.1:${svc.app.server!.port}`;
-  // Debian's chromium (scripts/install-chromium.sh); tests run as root, where its sandbox cannot start.
-  const executablePath = Bun.which("chromium");
-  if (!executablePath) throw new Error("chromium is not installed: run bash scripts/install-chromium.sh");
-  // A container's /dev/shm may be too small for the renderer: shared memory goes to /tmp instead.
-  browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  // Every wait of the browser is bounded.
-  page.setDefaultTimeout(15_000);
+  ({ browser, page } = await launchBrowser());
 });
 afterAll(async () => {
   await browser?.close();
@@ -85,21 +75,7 @@ async function rest(method: string, path: string, token: string, body?: unknown)
   return { status: response.status, body: (await response.json()) as any };
 }
 
-/** How far the page is wider than the window, in pixels (run in the browser, which has the DOM). */
-const OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth";
-
-/** axe-core, run inside the page: WCAG 2 A and AA rules (labels, names, contrast, structure). */
-const AXE = await Bun.file(resolve(import.meta.dir, "../../../node_modules/axe-core/axe.min.js")).text();
-
-/** A screenshot of the page as it is, after checking it has no WCAG A/AA violation axe can find. */
-async function shot(name: string) {
-  await page.evaluate(AXE);
-  const { violations } = await page.evaluate<{ violations: { id: string; help: string; nodes: { target: string[] }[] }[] }>(
-    "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] })",
-  );
-  expect(violations.map((each) => `${each.id} (${each.help}): ${each.nodes.map((node) => node.target.join(" ")).join(", ")}`)).toEqual([]);
-  await page.screenshot({ path: resolve(ARTIFACTS, `${name}.png`), fullPage: true });
-}
+const shot = (name: string) => checkedShot(page, name);
 const open = (pageId: string) => page.getByRole("link", { name: pageId, exact: true }).click();
 const stepDone = (id: string) => page.locator(`li.step.complete[data-step="${id}"]`).waitFor();
 const checkProgress = () => page.getByRole("button", { name: "Check progress" }).click();

@@ -36,7 +36,7 @@ export async function composeService(settings: Settings, log: Logger) {
     ({ deps, reconciler } = reconcile(graph.deps, (error: unknown) => log.error("reconciler pass failed", { error: String(error) })));
     reconciler.poke();
   } else {
-    const { address, namespace, taskQueue } = settings.temporal;
+    const { address, namespace, taskQueue, uiUrl } = settings.temporal;
     connection = await Connection.connect({ address });
     const client = new Client({ connection, namespace });
     const temporal = scheduleThroughTemporal(client, taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) }));
@@ -45,6 +45,7 @@ export async function composeService(settings: Settings, log: Logger) {
     learningSignals = signals;
     deps = {
       ...graph.deps,
+      ...(uiUrl && { temporalUi: { workflowsUrl: `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows` } }),
       orchestrator: {
         schedule: (kind, scope, id) => (kind === "learning" ? signals.request({ scope, userId: id }) : temporal.schedule(kind, scope, id)),
       },

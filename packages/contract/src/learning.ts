@@ -82,3 +82,29 @@ export const LlmCostsResponse = z.object({
     .describe("Newest day first"),
   total_cost_usd: z.number().describe("Sum of the known costs"),
 });
+
+/** The kinds of durable work the backlog counts, and the statuses of work not finished well. */
+export const BACKLOG_WORK_KINDS = ["aggregation", "generation_run", "purge", "evaluation_job", "data_source_sample", "learning"] as const;
+export const BACKLOG_WORK_STATUSES = ["queued", "running", "retrying", "failed"] as const;
+
+export const LearningBacklogResponse = z.object({
+  success: z.boolean(),
+  projects: z
+    .array(
+      z.object({
+        project_id: z.string(),
+        oldest_pending_at: UnixSeconds.describe("When the oldest request not yet learned from was published"),
+        lag_seconds: z.number().int().describe("How long that request has waited"),
+        waiting_users: z.number().int().describe("Users with requests not yet learned from"),
+      }),
+    )
+    .describe("The organisation's projects with learning still to do, the longest waiting first; a project not listed waits for nothing"),
+  durable_work: z
+    .array(z.object({ project_id: z.string(), kind: z.enum(BACKLOG_WORK_KINDS), status: z.enum(BACKLOG_WORK_STATUSES), count: z.number().int() }))
+    .describe("Durable work of the organisation's projects not finished well: queued, running, retrying (waiting for its next try) and failed for good"),
+  temporal_ui: z
+    .object({ workflows_url: z.string() })
+    .nullable()
+    .describe("Full mode with TEMPORAL_UI_URL set: where the service's workflows are listed; null otherwise"),
+});
+export type LearningBacklogResponse = z.output<typeof LearningBacklogResponse>;

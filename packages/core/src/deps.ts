@@ -29,6 +29,8 @@ export interface CoreDeps {
   readonly orchestrator?: Orchestrator;
   /** Unset: the defaults of LearningSettings. */
   learning?: LearningSettings;
+  /** Full mode with the Temporal UI's address configured: where its workflows are listed (the console links there). */
+  temporalUi?: { workflowsUrl: string };
   /** CPU work off the event loop (clustering); aggregation needs it. */
   compute?: { clusterEmbeddings(input: { vectors: Float32Array; dims: number; threshold: number; minClusterSize: number }): Promise<Int32Array> };
   /** Unset: connections reach the providers' public hosts, credentials sealed under the database's key. */

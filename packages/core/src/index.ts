@@ -81,6 +81,7 @@ export * from "./interactions/read-interactions.ts";
 export * from "./learning/default-definitions.ts";
 export * from "./learning/held-windows.ts";
 export * from "./learning/input-budget.ts";
+export { learningBacklog } from "./learning/learning-backlog.ts";
 export * from "./learning/learning-status.ts";
 export * from "./learning/learning-step.ts";
 export * from "./learning/learnings-of-request.ts";

@@ -83,6 +83,8 @@ const Environment = z.object({
   TEMPORAL_ADDRESS: optionalText,
   TEMPORAL_NAMESPACE: z.string().default("default"),
   TEMPORAL_TASK_QUEUE: z.string().default("agent-learning"),
+  /** The Temporal UI of that cluster (http://127.0.0.1:8233 for the dev server): the console links its durable work there. */
+  TEMPORAL_UI_URL: optionalText,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Unset: no LLM provider; publishing works, learning reports what to configure. */
   LLM_PROVIDER: z.enum(["openai", "anthropic", "openai-compatible"]).optional(),
@@ -253,7 +255,14 @@ export function loadSettings(env: Record<string, string | undefined>) {
           } as const)
         : ({ kind: "local", modelDir: e.EMBEDDING_MODEL_DIR, ...(e.EMBEDDING_POOL_SIZE && { poolSize: e.EMBEDDING_POOL_SIZE }) } as const),
     rerank: { modelDir: e.RERANK_MODEL_DIR },
-    temporal: e.TEMPORAL_ADDRESS ? { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE } : undefined,
+    temporal: e.TEMPORAL_ADDRESS
+      ? {
+          address: e.TEMPORAL_ADDRESS,
+          namespace: e.TEMPORAL_NAMESPACE,
+          taskQueue: e.TEMPORAL_TASK_QUEUE,
+          ...(e.TEMPORAL_UI_URL && { uiUrl: e.TEMPORAL_UI_URL.replace(/\/+$/, "") }),
+        }
+      : undefined,
     vectorIndex: vectorIndexSettings(e),
     logLevel: e.LOG_LEVEL,
     backstopMs: e.SERVICE_BACKSTOP_TIMEOUT_MS,

@@ -2,6 +2,7 @@ import type { Client } from "@als/client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
+import { BacklogState } from "../backlog.tsx";
 import { Chart } from "../chart.tsx";
 import { dayWindow, type WindowDays, WindowSelect } from "../day-window.tsx";
 import { ErrorNote } from "../error-note.tsx";
@@ -22,6 +23,7 @@ export function StatusPage() {
     <section aria-labelledby="status-title">
       <h1 id="status-title">Status</h1>
       <LearningState />
+      <BacklogState />
       <Costs />
     </section>
   );

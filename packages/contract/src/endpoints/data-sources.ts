@@ -348,6 +348,8 @@ const ACTIONS = {
 
 type Actions = typeof ACTIONS;
 const ProjectIdParam = z.object({ project_id: z.string().min(1).max(255) });
+/** An action's input with the URL's project: an input of no fields (typed as a string-keyed record of never) is the project alone. */
+type WithProject<T> = (string extends keyof T ? unknown : T) & { project_id: string };
 
 /** `/api/data-sources`: a full-access API key, its bound project the destination. */
 export const dataSourcesEndpoints = defineResource(
@@ -377,7 +379,7 @@ export const projectDataSourcesEndpoints = defineResource(
   ) as unknown as {
     [A in keyof Actions]: Omit<Actions[A], "projectPath" | "path" | "input"> & {
       path: string;
-      input: z.ZodType<z.output<Actions[A]["input"]> & { project_id: string }, z.input<Actions[A]["input"]> & { project_id: string }>;
+      input: z.ZodType<WithProject<z.output<Actions[A]["input"]>>, WithProject<z.input<Actions[A]["input"]>>>;
       credentials: readonly ["api_key", "login_session"];
       projectPathParam: "project_id";
     };

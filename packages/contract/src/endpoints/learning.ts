@@ -1,6 +1,7 @@
 import { NoInput } from "../common.ts";
 import { defineResource } from "../endpoint.ts";
 import {
+  LearningBacklogResponse,
   ListHeldWindowsRequest,
   ListHeldWindowsResponse,
   LlmCostsRequest,
@@ -49,5 +50,14 @@ export const learningEndpoints = defineResource("learning", {
     input: LlmCostsRequest,
     output: LlmCostsResponse,
     credentials: ["api_key", "login_session"],
+  },
+  backlog: {
+    method: "GET",
+    path: "/api/learning/backlog",
+    summary:
+      "Whether learning keeps up in each project of the member's organisation (the oldest request not yet learned from, the users waiting) and its durable work by kind and status, with the Temporal UI's address in full mode",
+    input: NoInput,
+    output: LearningBacklogResponse,
+    credentials: ["login_session"],
   },
 });

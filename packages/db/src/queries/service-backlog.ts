@@ -28,19 +28,29 @@ export interface DurableWorkCount {
  * cannot help (no provider, a stall).
  */
 export async function countDurableWork(sql: Sql): Promise<DurableWorkCount[]> {
+  return sql.query<DurableWorkCount>(durableWorkQuery("", ""));
+}
+
+/** countDurableWork for one organisation, per project: what its members' console shows. */
+export async function countOrganizationDurableWork(sql: Sql, orgId: string): Promise<(DurableWorkCount & { projectId: string })[]> {
+  return sql.query<DurableWorkCount & { projectId: string }>(durableWorkQuery('project_id AS "projectId", ', "AND org_id = $1"), [orgId]);
+}
+
+/** The one statement of durable work counts: `project` selects (and groups by) the project, `where` narrows the rows. */
+function durableWorkQuery(project: string, where: string): string {
+  const groupProject = project ? "project_id, " : "";
   const operations = Object.entries(DURABLE_WORK_TABLES).map(
     ([kind, table]) =>
-      `SELECT '${kind}' AS kind, status, count(*)::int AS count FROM ${table} WHERE status IN ('queued', 'running', 'retrying', 'failed') GROUP BY status`,
+      `SELECT ${project}'${kind}' AS kind, status, count(*)::int AS count FROM ${table}
+        WHERE status IN ('queued', 'running', 'retrying', 'failed') ${where} GROUP BY ${groupProject}status`,
   );
-  return sql.query<DurableWorkCount>(
-    `${operations.join(" UNION ALL ")}
+  return `${operations.join(" UNION ALL ")}
      UNION ALL
-     SELECT 'data_source_sample', CASE status WHEN 'in_progress' THEN 'running' ELSE status END, count(*)::int
-       FROM data_source_samples WHERE status IN ('in_progress', 'failed') GROUP BY status
+     SELECT ${project}'data_source_sample', CASE status WHEN 'in_progress' THEN 'running' ELSE status END, count(*)::int
+       FROM data_source_samples WHERE status IN ('in_progress', 'failed') ${where} GROUP BY ${groupProject}status
      UNION ALL
-     SELECT 'learning', CASE WHEN failure_final THEN 'failed' ELSE 'retrying' END, count(*)::int
-       FROM learning_cursors WHERE failure IS NOT NULL GROUP BY failure_final`,
-  );
+     SELECT ${project}'learning', CASE WHEN failure_final THEN 'failed' ELSE 'retrying' END, count(*)::int
+       FROM learning_cursors WHERE failure IS NOT NULL ${where} GROUP BY ${groupProject}failure_final`;
 }
 
 export interface ProjectLearningLag {
@@ -56,14 +66,21 @@ export interface ProjectLearningLag {
  * `limit` projects, the longest waiting first.
  */
 export async function readLearningLag(sql: Sql, limit: number): Promise<ProjectLearningLag[]> {
-  return sql.query<ProjectLearningLag>(
-    `SELECT min(r.created_at) AS "oldestAt", count(DISTINCT r.user_id)::int AS users
+  return sql.query<ProjectLearningLag>(learningLagQuery("", "", "LIMIT $1"), [limit]);
+}
+
+/** readLearningLag for one organisation, each project named: what its members' console shows. */
+export async function readOrganizationLearningLag(sql: Sql, orgId: string): Promise<(ProjectLearningLag & { projectId: string })[]> {
+  return sql.query<ProjectLearningLag & { projectId: string }>(learningLagQuery('c.project_id AS "projectId", ', "WHERE c.org_id = $1", ""), [orgId]);
+}
+
+function learningLagQuery(project: string, where: string, limit: string): string {
+  return `SELECT ${project}min(r.created_at) AS "oldestAt", count(DISTINCT r.user_id)::int AS users
        FROM learning_cursors c
        JOIN requests r ON r.org_id = c.org_id AND r.project_id = c.project_id AND r.user_id = c.user_id
         AND r.last_seq > c.covered_seq AND NOT r.evaluation_only
-      GROUP BY r.org_id, r.project_id
-      ORDER BY 1
-      LIMIT $1`,
-    [limit],
-  );
+      ${where}
+      GROUP BY c.org_id, c.project_id
+      ORDER BY "oldestAt"
+      ${limit}`;
 }

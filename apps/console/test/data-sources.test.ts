@@ -1,0 +1,276 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ensureConsoleBuilt } from "@als/test-support/console-build.ts";
+import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.ts";
+import { scriptedReply, startScriptedLlm } from "@als/test-support/scripted-llm.ts";
+import { bearer } from "@als/test-support/tenants.ts";
+import { BRAINTRUST_KEY, BRAINTRUST_SALES_ONLY_KEY } from "@als/test-support/trace-providers/braintrust-server.ts";
+import { type DataSourceService, startDataSourceService } from "@als/test-support/trace-providers/data-source-service.ts";
+import { LANGFUSE_KEYS } from "@als/test-support/trace-providers/langfuse-server.ts";
+import { LANGSMITH_KEY } from "@als/test-support/trace-providers/langsmith-server.ts";
+import {
+  braintrustData,
+  braintrustTraffic,
+  langfuseTraffic,
+  langsmithTraffic,
+  SYNTHETIC_MAPPING_FIELDS,
+  SYNTHETIC_PROJECTS,
+  type TrafficShape,
+} from "@als/test-support/trace-providers/synthetic-traffic.ts";
+import type { Browser, Page } from "playwright-core";
+import { checkedShot, launchBrowser, OVERFLOW } from "./browser.ts";
+
+// The data-sources page in Debian's chromium against the real server on a port (hosted mode) with
+// each provider's protocol server and generated traffic (every third trace has no user and is
+// held): the member connects, picks the provider's project, samples, corrects the model's proposed
+// mapping against the preview, validates, activates with a history range and watches the backfill
+// become a running collection; then pauses and resumes it from the keyboard, previews a retry of
+// the held records, sees the provider's refusal once its key is revoked and rotates it; the status
+// page then shows the project's learning lag. The scripted model proposes each provider's mapping
+// with a user pointer that reads nothing, for the member to fix (by hand, or from its suggestion).
+
+const NOW = Math.floor(Date.now() / 1000);
+const HISTORY: TrafficShape = { start: NOW - 3600, count: 6, spacing: 60, heldEvery: 3 };
+/** A second key of the Braintrust organisation reaching the collected project: what the operator rotates to. */
+const ROTATED_KEY = "sk-bt-rotated-key";
+const braintrust = braintrustData(braintrustTraffic(HISTORY));
+const traffic = {
+  a: { ...braintrust, keys: { ...braintrust.keys, [ROTATED_KEY]: [SYNTHETIC_PROJECTS.trace_provider_a] } },
+  b: { traces: langfuseTraffic(HISTORY), observations: [] },
+  c: { runs: langsmithTraffic(HISTORY) },
+};
+
+type Provider = keyof typeof SYNTHETIC_MAPPING_FIELDS;
+const SOURCES: { provider: Provider; name: string; credentials: Record<string, string> }[] = [
+  { provider: "trace_provider_a", name: "Support traces A", credentials: { "API key": BRAINTRUST_KEY } },
+  { provider: "trace_provider_b", name: "Support traces B", credentials: { "API key": LANGFUSE_KEYS.secret_key, "Public key": LANGFUSE_KEYS.public_key } },
+  { provider: "trace_provider_c", name: "Support traces C", credentials: { "API key": LANGSMITH_KEY } },
+];
+
+/** The provider whose mapping the model is asked for next: the test connects one at a time. */
+let proposing: Provider = "trace_provider_a";
+
+/** The model's proposal: the provider's working pointers, but a user pointer no record has. */
+function proposal(provider: Provider): FakeLlmReply {
+  const fields: Record<string, { path: string; transform?: string }> = SYNTHETIC_MAPPING_FIELDS[provider];
+  return {
+    json: {
+      rule_name: "chat",
+      user: "/customer",
+      session: fields.session?.path ?? null,
+      input: fields.input!.path,
+      input_transform: fields.input!.transform ?? null,
+      output: fields.output!.path,
+      output_transform: fields.output!.transform ?? null,
+      version: null,
+      source: null,
+      timestamp: fields.timestamp?.path ?? null,
+    },
+  };
+}
+
+/** The model's suggestion: the user pointer the proposal missed. */
+const suggestion = (provider: Provider): FakeLlmReply => ({
+  json: { candidates: [{ field: "user", path: SYNTHETIC_MAPPING_FIELDS[provider].user.path, transform: null, reason: "a user id in every record" }] },
+});
+
+function reply(request: FakeLlmRequest): FakeLlmReply {
+  if (request.schemaName === "mapping_initialization") return proposal(proposing);
+  if (request.schemaName === "mapping_suggestions") return suggestion(proposing);
+  return scriptedReply(request);
+}
+
+let env: DataSourceService;
+let closeLlm: () => void;
+let browser: Browser;
+let page: Page;
+let origin: string;
+
+beforeAll(async () => {
+  ensureConsoleBuilt();
+  const scripted = await startScriptedLlm(reply);
+  closeLlm = () => scripted.server.close();
+  env = await startDataSourceService("console-sources", { llm: scripted.llm, traffic });
+  env.svc.app.listen({ hostname: "127.0.0.1", port: 0 });
+  origin = `http://127.0.0.1:${env.svc.app.server!.port}`;
+  ({ browser, page } = await launchBrowser());
+  // The owner's dashboard session, as the sign-in page would have stored it.
+  await page.goto(`${origin}/console/`);
+  await page.evaluate(
+    `sessionStorage.setItem('als-console-session', ${JSON.stringify(JSON.stringify({ token: env.owner.loginSession, email: "owner@console-sources.example", projectId: "default" }))})`,
+  );
+  // Only the hash changes: a reload makes the console read the stored session.
+  await page.goto(`${origin}/console/#/data-sources`);
+  await page.reload();
+  await page.getByRole("heading", { name: "Data sources", exact: true }).waitFor();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await env?.svc.app.stop();
+  await env?.close();
+  closeLlm?.();
+});
+
+const shot = (name: string) => checkedShot(page, name);
+const card = (name: string) => page.getByRole("article", { name: new RegExp(`^${name} `) });
+const api = (method: string, path: string) =>
+  env.svc.call(method, `/api/projects/default/data-sources${path}`, undefined, { ...bearer(env.owner.loginSession), "x-service-project": "default" });
+
+/** Walks the wizard for one provider up to a running collection; the screenshots of the first walk are kept. */
+async function connectAndCollect(source: (typeof SOURCES)[number], shots: boolean) {
+  proposing = source.provider;
+  await page.getByRole("button", { name: "Connect a data source" }).click();
+  const wizard = page.getByRole("region", { name: /step \d of 5/ });
+  const form = page.getByRole("form", { name: "Connect" });
+  await form.getByLabel("Name").fill(source.name);
+  await form.getByLabel("Provider").selectOption(source.provider);
+  for (const [label, value] of Object.entries(source.credentials)) await form.getByLabel(label).fill(value);
+  if (shots) await shot("30-data-sources-connect");
+  await page.getByRole("button", { name: "Connect", exact: true }).click();
+
+  // Discovery reads the provider's projects with the stored credentials, which the page never shows again.
+  const project = page.getByRole("radio", { name: new RegExp(SYNTHETIC_PROJECTS[source.provider]) });
+  await project.check();
+  for (const value of Object.values(source.credentials)) expect(await page.content()).not.toContain(value);
+  if (shots) await shot("31-data-sources-project");
+  await page.getByRole("button", { name: "Select this project" }).click();
+
+  await page.getByRole("button", { name: "Sample the traffic" }).click();
+  await page.getByText(`${HISTORY.count} records sampled`).waitFor();
+  if (shots) {
+    await page.getByText(`The sampled records (${HISTORY.count})`).click();
+    await shot("32-data-sources-sample");
+  }
+  await page.getByRole("button", { name: "Review the mapping against this sample" }).click();
+
+  // The proposal reads no user: every sampled record would be held, and the preview says why.
+  await page.getByRole("button", { name: "Propose a mapping from the sample" }).click();
+  const rule = page.getByRole("group", { name: "Rule chat" });
+  expect(await rule.getByLabel("user pointer").inputValue()).toBe("/customer");
+  await page.getByRole("button", { name: "Preview against the sample" }).click();
+  await page.getByText(`0 ready, ${HISTORY.count} held, 0 excluded`).waitFor();
+  await page.getByText("(user:missing)").first().waitFor();
+  if (shots) {
+    // The model suggests the missing pointer once the member agrees to what is sent; using it edits the draft.
+    const suggestions = page.getByRole("region", { name: "Suggestions" });
+    await suggestions.getByRole("checkbox", { name: /^Send field names .* to scripted-model$/ }).check();
+    await suggestions.getByRole("button", { name: "Suggest pointers" }).click();
+    await suggestions.getByRole("button", { name: "Use for user" }).click();
+    expect(await rule.getByLabel("user pointer").inputValue()).toBe(SYNTHETIC_MAPPING_FIELDS[source.provider].user.path);
+  } else {
+    await rule.getByLabel("user pointer").fill(SYNTHETIC_MAPPING_FIELDS[source.provider].user.path);
+  }
+  await page.getByRole("button", { name: "Preview against the sample" }).click();
+  await page.getByText("4 ready, 2 held, 0 excluded").waitFor();
+  if (shots) await shot("33-data-sources-mapping");
+  await page.getByRole("button", { name: "Save and validate" }).click();
+
+  await wizard.getByRole("heading", { name: /step 5 of 5, activate/ }).waitFor();
+  expect(await page.evaluate<string>("document.activeElement.textContent")).toContain("step 5 of 5, activate");
+  // The service's now moves to the browser's, which chose the history's end.
+  env.svc.clock.now = Math.floor(Date.now() / 1000);
+  if (shots) await shot("34-data-sources-activate");
+  await page.getByRole("button", { name: "Activate the collection" }).click();
+
+  const collection = card(source.name);
+  await collection.locator(".badge", { hasText: "running: collecting" }).waitFor();
+  await collection.getByText(/complete \(.*\): 4 imported, 2 held, 0 excluded, 0 duplicates of 6 read/).waitFor();
+  await collection.getByRole("region", { name: "Held records" }).getByText(": user:missing").first().waitFor();
+  return collection;
+}
+
+describe("the data-sources page", () => {
+  test("trace_provider_a: connected, sampled, mapped, validated and activated from the console; the backfill becomes a running collection", async () => {
+    const collection = await connectAndCollect(SOURCES[0]!, true);
+    await collection.getByText("Recent imports (4)").click();
+    await shot("35-data-sources-collecting");
+    const receipts = (await api("GET", `/streams/${(await api("GET", "")).body.streams[0].stream_id}/evidence`)).body.receipts;
+    expect(receipts).toHaveLength(4);
+  });
+
+  test("pause and resume are confirmed from the keyboard; a retry of the held records is previewed before it runs", async () => {
+    const collection = card(SOURCES[0]!.name);
+    await collection.getByRole("button", { name: "Pause", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Confirm: pause the collection");
+    await page.keyboard.press("Enter");
+    await collection.locator(".badge", { hasText: /^paused$/ }).waitFor();
+    const streamId = (await api("GET", "")).body.streams[0].stream_id;
+    expect((await api("GET", `/streams/${streamId}/status`)).body.state).toBe("paused");
+    await collection.getByRole("button", { name: "Resume" }).click();
+    await collection.locator(".badge", { hasText: "running: collecting" }).waitFor();
+
+    await collection.getByRole("button", { name: "Preview a retry of the held records" }).click();
+    await collection.getByText("0 would be imported, 2 stay held, 0 discarded").waitFor();
+    await collection.getByRole("button", { name: "Retry as previewed" }).click();
+    await collection.getByRole("button", { name: "Confirm: retry 2 held records" }).click();
+    await collection.getByRole("button", { name: "Preview a retry of the held records" }).waitFor();
+    await shot("36-data-sources-retry");
+  });
+
+  test("a provider that refuses the key shows the collection failing with its message and the next step; a rotated key sets it running again", async () => {
+    env.servers.a.revoke(BRAINTRUST_KEY);
+    env.svc.clock.now = Math.floor(Date.now() / 1000) + 600;
+    const source = SOURCES[0]!;
+    const collection = card(source.name);
+    await collection.getByRole("button", { name: "Read live traffic now" }).click();
+    await collection.locator(".badge", { hasText: /^failing$/ }).waitFor();
+    await collection.getByText(/provider credential refused at .*next step: rotate the connection's credential/).waitFor();
+    await shot("37-data-sources-failing");
+    // A key that does not reach the collected project is refused, with the service's message.
+    await collection.getByRole("button", { name: `Rotate the credentials of ${source.name}` }).click();
+    const rotation = page.getByRole("form", { name: `New credentials for ${source.name}` });
+    await rotation.getByLabel("API key").fill(BRAINTRUST_SALES_ONLY_KEY);
+    await rotation.getByRole("button", { name: "Replace the credentials" }).click();
+    await collection.getByRole("alert").waitFor();
+    expect(await rotation.getByLabel("API key").inputValue()).toBe("");
+    await rotation.getByLabel("API key").fill(ROTATED_KEY);
+    await rotation.getByRole("button", { name: "Replace the credentials" }).click();
+    await rotation.waitFor({ state: "detached" });
+    await collection.locator(".badge", { hasText: "running: collecting" }).waitFor();
+    for (const key of [BRAINTRUST_SALES_ONLY_KEY, ROTATED_KEY]) expect(await page.content()).not.toContain(key);
+  });
+
+  for (const source of SOURCES.slice(1)) {
+    test(`${source.provider}: the same walk from connect to a running collection`, async () => {
+      env.svc.clock.now = Math.floor(Date.now() / 1000);
+      await connectAndCollect(source, false);
+    });
+  }
+
+  test("the status page shows each project's learning lag and users waiting, and links the Temporal UI in full mode", async () => {
+    await env.svc.learningIdle();
+    // A conversation still going on: learned from once its session is quiet, so it waits.
+    const published = await env.svc.call(
+      "POST",
+      "/api/publish_interaction",
+      { user_id: "waiting-user", session_id: "waiting-s", interaction_data_list: [{ role: "User", content: "Where is my order?" }] },
+      bearer(env.owner.fullKey),
+    );
+    expect(published.status).toBe(200);
+    env.svc.clock.now += 125;
+    env.svc.deps.temporalUi = { workflowsUrl: "http://127.0.0.1:8233/namespaces/default/workflows" };
+    try {
+      await page.getByRole("link", { name: "Status", exact: true }).click();
+      const backlog = page.getByRole("region", { name: "Learning lag and durable work" });
+      const row = backlog.getByRole("row", { name: /^default / });
+      await row.getByRole("cell", { name: "2 min 5 s" }).waitFor();
+      expect(await row.getByRole("cell").last().textContent()).toBe("1");
+      expect(await backlog.getByRole("link", { name: "The workflows in the Temporal UI" }).getAttribute("href")).toBe(
+        "http://127.0.0.1:8233/namespaces/default/workflows",
+      );
+      await shot("39-status-backlog");
+    } finally {
+      delete env.svc.deps.temporalUi;
+    }
+    await page.getByRole("link", { name: "Data sources", exact: true }).click();
+  });
+
+  test("at phone width the page with its collections fits the screen", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await card(SOURCES[2]!.name).locator(".badge", { hasText: "running: collecting" }).waitFor();
+    expect(await page.evaluate<number>(OVERFLOW)).toBeLessThanOrEqual(0);
+    await shot("38-phone-data-sources");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+});
