@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { getAggregationOperation, startAggregationOperation, } from "@als/core";
-import { agentPlaybooks, } from "@als/db";
+import { getAggregationOperation, startAggregationOperation } from "@als/core";
+import { agentPlaybooks } from "@als/db";
 import type { FakeLlmReply } from "@als/test-support/llm-server.ts";
 import { openFullModeEnvironment, SHIPPING_AGGREGATE, shippingPlaybooksProject, spawnWorker, stopWorker } from "./worker-process.ts";
 

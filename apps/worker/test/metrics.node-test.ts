@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { getAggregationOperation, startAggregationOperation, } from "@als/core";
+import { getAggregationOperation, startAggregationOperation } from "@als/core";
 import { parseMetricsText, sampleValue } from "@als/test-support/metrics-text.ts";
 import { freeLoopbackPort } from "../src/free-loopback-port.ts";
 import { openFullModeEnvironment, SHIPPING_AGGREGATE, shippingPlaybooksProject, spawnWorker, stopWorker } from "./worker-process.ts";
