@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type CredentialKind, type Endpoint, errorCodesOf, rateClassOf } from "@als/contract";
 import { openSession } from "@als/identity";
+import { PROVIDER_HOSTS } from "@als/sources";
 import fc from "fast-check";
 import { z } from "zod";
-import { PROVIDER_HOSTS } from "../../../packages/core/src/data-sources/providers/provider-hosts.ts";
 import { testMode } from "../../../test/support/database.ts";
 import { HOSTILE_KEYS, hostileField, hostileParam, hostileScalar, percentEncoded, stringLiteral } from "../../../test/support/hostile-json.ts";
 import { sampleInput } from "../../../test/support/sample-input.ts";

@@ -1,11 +1,11 @@
 import type { DataSourceProvider } from "@als/contract";
 import { dataSourceSamples, dataSources, type SampleRecord, type Scope } from "@als/db";
+import type { FilterExecution, ProviderTrace, TraceProvider } from "@als/sources";
+import { TraceProviderError } from "@als/sources";
 import type { CoreDeps } from "../deps.ts";
 import type { StepOutcome } from "../durable/step-outcome.ts";
 import { isoTime } from "../iso-time.ts";
 import { providerOfConnection } from "./provider-access.ts";
-import type { FilterExecution, ProviderTrace, TraceProvider } from "./providers/trace-provider.ts";
-import { TraceProviderError } from "./providers/trace-provider-error.ts";
 import { SAMPLE_MAX_RECORDS } from "./samples.ts";
 
 /** Long enough for every page and span read of a sample, retries included. */

@@ -19,13 +19,18 @@ import {
   type SetupContext,
 } from "@als/contract";
 import { dataSources, type Scope } from "@als/db";
+import {
+  BRAINTRUST_SPAN_LIMIT,
+  MAX_OBSERVATION_PAGES,
+  MAX_SPAN_PAGES,
+  OBSERVATION_PAGE,
+  PROVIDER_MAX_RETRY_WAIT_SECONDS,
+  PROVIDER_READ_ATTEMPTS,
+  SPAN_PAGE,
+} from "@als/sources";
 import type { CoreDeps } from "../deps.ts";
 import { DRAFT_CONNECTION_SECONDS } from "./connections.ts";
 import { PROVIDER_CAPABILITIES } from "./list-data-sources.ts";
-import { BRAINTRUST_SPAN_LIMIT } from "./providers/braintrust-provider.ts";
-import { MAX_OBSERVATION_PAGES, OBSERVATION_PAGE } from "./providers/langfuse-provider.ts";
-import { MAX_SPAN_PAGES, SPAN_PAGE } from "./providers/langsmith-provider.ts";
-import { PROVIDER_MAX_RETRY_WAIT_SECONDS, PROVIDER_READ_ATTEMPTS } from "./providers/provider-request.ts";
 
 /** What each mapping field should point at (setup-context and preview). */
 export const FIELD_GUIDANCE: Record<MappingField, string> = {

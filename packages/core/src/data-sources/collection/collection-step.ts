@@ -1,11 +1,11 @@
 import type { MappingDefinition } from "@als/contract";
 import { type CollectionRecord, dataSourceCollections, dataSourceHeld, dataSourceReceipts, dataSources, type OutcomeCounts, type Scope } from "@als/db";
+import type { TraceFilter } from "@als/sources";
+import { TraceProviderError } from "@als/sources";
 import type { CoreDeps } from "../../deps.ts";
 import { crashAt } from "../../durable/crash-at.ts";
 import { LeaseLost } from "../../durable/step-outcome.ts";
 import { providerOfConnection } from "../provider-access.ts";
-import type { TraceFilter } from "../providers/trace-provider.ts";
-import { TraceProviderError } from "../providers/trace-provider-error.ts";
 import { LIVE_POLL_SECONDS } from "./collection-status.ts";
 import { type ImportRun, importTrace, type TraceToImport } from "./import-trace.ts";
 

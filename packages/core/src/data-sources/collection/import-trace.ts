@@ -8,12 +8,11 @@ import {
   type ImportPhase,
   type Scope,
 } from "@als/db";
+import { type MappedInteraction, mapRecord, resolvePointer } from "@als/sources";
 import type { CoreDeps } from "../../deps.ts";
 import type { Orchestrator } from "../../durable/orchestrator.ts";
 import { LeaseLost } from "../../durable/step-outcome.ts";
 import { publishInteractions } from "../../interactions/publish-interactions.ts";
-import { type MappedInteraction, mapRecord } from "../mapping/apply-mapping.ts";
-import { resolvePointer } from "../mapping/json-pointer.ts";
 
 /** A trace record over this many bytes (as JSON) is held `oversized` rather than mapped and kept. */
 export const MAX_IMPORTED_RECORD_BYTES = 1024 * 1024;
