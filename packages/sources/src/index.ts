@@ -14,3 +14,5 @@ export * from "./providers/provider-hosts.ts";
 export { PROVIDER_MAX_RETRY_WAIT_SECONDS, PROVIDER_READ_ATTEMPTS } from "./providers/provider-request.ts";
 export * from "./providers/trace-provider.ts";
 export * from "./providers/trace-provider-error.ts";
+export * from "./spans/read-supporting-spans.ts";
+export * from "./spans/supporting-spans.ts";
