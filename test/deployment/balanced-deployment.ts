@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
+import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "@als/test-support/server-process.ts";
 import type { Subprocess } from "bun";
-import { createFreshDatabase } from "../support/postgres-database.ts";
-import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "../support/server-process.ts";
 
 /**
  * The address HAProxy connects to the API processes from (its `source`), and the only one they

@@ -12,10 +12,10 @@ import {
 import braintrust from "../../../test/fixtures/trace-providers/braintrust.json";
 import langfuse from "../../../test/fixtures/trace-providers/langfuse.json";
 import langsmith from "../../../test/fixtures/trace-providers/langsmith.json";
-import { BRAINTRUST_KEY, startBraintrustServer } from "../../../test/support/trace-providers/braintrust-server.ts";
-import { LANGFUSE_KEYS, startLangfuseServer } from "../../../test/support/trace-providers/langfuse-server.ts";
-import { LANGSMITH_KEY, startLangsmithServer } from "../../../test/support/trace-providers/langsmith-server.ts";
-import type { ProviderServer } from "../../../test/support/trace-providers/provider-server.ts";
+import { BRAINTRUST_KEY, startBraintrustServer } from "@als/test-support/trace-providers/braintrust-server.ts";
+import { LANGFUSE_KEYS, startLangfuseServer } from "@als/test-support/trace-providers/langfuse-server.ts";
+import { LANGSMITH_KEY, startLangsmithServer } from "@als/test-support/trace-providers/langsmith-server.ts";
+import type { ProviderServer } from "@als/test-support/trace-providers/provider-server.ts";
 import {
   braintrustData,
   braintrustTraffic,
@@ -24,7 +24,7 @@ import {
   langsmithTraffic,
   SYNTHETIC_PROJECTS,
   type TrafficShape,
-} from "../../../test/support/trace-providers/synthetic-traffic.ts";
+} from "@als/test-support/trace-providers/synthetic-traffic.ts";
 
 describe("the supporting context of a fixture trace (an agent that retrieved articles, called a tool and answered)", () => {
   const cases: [ProviderName, string, Record<string, unknown>[]][] = [

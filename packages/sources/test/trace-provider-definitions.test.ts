@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTraceProvider, type ProviderName, type TraceFilter, type TraceProvider } from "@als/sources";
-import { BRAINTRUST_KEY, startBraintrustServer } from "../../../test/support/trace-providers/braintrust-server.ts";
-import { LANGFUSE_KEYS, startLangfuseServer } from "../../../test/support/trace-providers/langfuse-server.ts";
-import { LANGSMITH_KEY, LANGSMITH_WORKSPACE, startLangsmithServer } from "../../../test/support/trace-providers/langsmith-server.ts";
-import { type DefinitionCheck, loadProviderDefinition } from "../../../test/support/trace-providers/provider-definitions.ts";
-import type { ProviderServer } from "../../../test/support/trace-providers/provider-server.ts";
+import { BRAINTRUST_KEY, startBraintrustServer } from "@als/test-support/trace-providers/braintrust-server.ts";
+import { LANGFUSE_KEYS, startLangfuseServer } from "@als/test-support/trace-providers/langfuse-server.ts";
+import { LANGSMITH_KEY, LANGSMITH_WORKSPACE, startLangsmithServer } from "@als/test-support/trace-providers/langsmith-server.ts";
+import { type DefinitionCheck, loadProviderDefinition } from "@als/test-support/trace-providers/provider-definitions.ts";
+import type { ProviderServer } from "@als/test-support/trace-providers/provider-server.ts";
 
 /**
  * The protocol servers held to the providers' own OpenAPI definitions (../shared/providers/): every

@@ -8,10 +8,10 @@ import {
   type TraceProvider,
   TraceProviderError,
 } from "@als/sources";
-import { BRAINTRUST_KEY, startBraintrustServer } from "../../../test/support/trace-providers/braintrust-server.ts";
-import { LANGFUSE_KEYS, startLangfuseServer } from "../../../test/support/trace-providers/langfuse-server.ts";
-import { LANGSMITH_KEY, LANGSMITH_WORKSPACE, startLangsmithServer } from "../../../test/support/trace-providers/langsmith-server.ts";
-import type { ProviderServer } from "../../../test/support/trace-providers/provider-server.ts";
+import { BRAINTRUST_KEY, startBraintrustServer } from "@als/test-support/trace-providers/braintrust-server.ts";
+import { LANGFUSE_KEYS, startLangfuseServer } from "@als/test-support/trace-providers/langfuse-server.ts";
+import { LANGSMITH_KEY, LANGSMITH_WORKSPACE, startLangsmithServer } from "@als/test-support/trace-providers/langsmith-server.ts";
+import type { ProviderServer } from "@als/test-support/trace-providers/provider-server.ts";
 
 const now = () => Math.floor(Date.now() / 1000);
 const unix = (iso: string) => Date.parse(iso) / 1000;
