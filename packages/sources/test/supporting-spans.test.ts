@@ -9,9 +9,6 @@ import {
   supportingContextOf,
   type TraceProvider,
 } from "@als/sources";
-import braintrust from "../../../test/fixtures/trace-providers/braintrust.json";
-import langfuse from "../../../test/fixtures/trace-providers/langfuse.json";
-import langsmith from "../../../test/fixtures/trace-providers/langsmith.json";
 import { BRAINTRUST_KEY, startBraintrustServer } from "@als/test-support/trace-providers/braintrust-server.ts";
 import { LANGFUSE_KEYS, startLangfuseServer } from "@als/test-support/trace-providers/langfuse-server.ts";
 import { LANGSMITH_KEY, startLangsmithServer } from "@als/test-support/trace-providers/langsmith-server.ts";
@@ -25,6 +22,9 @@ import {
   SYNTHETIC_PROJECTS,
   type TrafficShape,
 } from "@als/test-support/trace-providers/synthetic-traffic.ts";
+import braintrust from "../../../test/fixtures/trace-providers/braintrust.json";
+import langfuse from "../../../test/fixtures/trace-providers/langfuse.json";
+import langsmith from "../../../test/fixtures/trace-providers/langsmith.json";
 
 describe("the supporting context of a fixture trace (an agent that retrieved articles, called a tool and answered)", () => {
   const cases: [ProviderName, string, Record<string, unknown>[]][] = [
