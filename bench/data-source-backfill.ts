@@ -1,12 +1,15 @@
 /**
- * Data-source backfill under worker kills, full mode: per provider, N historical traces (every
- * `--held-every`th without a user, so held) are served by the provider's protocol server; a stream
+ * Data-source backfill under worker kills, full mode: per provider, N historical traces of an agent
+ * (every `--held-every`th without a user, so held), each nested: a retrieval, `--tools` tool calls
+ * and the LLM call that holds the dialogue, as child spans the collection reads as the trace's
+ * supporting context, are served by the provider's protocol server; a stream
  * is activated over them, the backfill stops at its initial budget (5,000 message units) and is
  * extended to all, the worker is killed (SIGKILL) `--kills` times during the backfill and started
  * again, and live traffic arrives meanwhile. Afterwards the database is counted: every eligible
- * trace imported exactly once, held ones listed with reasons, live traces imported once.
+ * trace imported exactly once, held ones listed with reasons, live traces imported once, the tool
+ * calls on the agents' turns.
  *
- *   bun bench/data-source-backfill.ts [--traces 10000] [--kills 2] [--live 30] [--held-every 20]
+ *   bun bench/data-source-backfill.ts [--traces 10000] [--kills 2] [--live 30] [--held-every 20] [--tools 2]
  *     [--providers trace_provider_a,trace_provider_b,trace_provider_c] [--postgres-url URL] [--temporal 127.0.0.1:7244]
  *
  * Needs PostgreSQL (infra/postgres.sh) and the Temporal dev server (infra/temporal.sh). Progress goes
@@ -20,9 +23,10 @@ import { LANGSMITH_KEY, type LangsmithData, startLangsmithServer } from "@als/te
 import {
   braintrustData,
   braintrustTraffic,
+  langfuseObservations,
   langfuseTraffic,
   langsmithTraffic,
-  SYNTHETIC_MAPPING_FIELDS,
+  NESTED_MAPPING_FIELDS,
   SYNTHETIC_PROJECTS,
   type TrafficShape,
 } from "@als/test-support/trace-providers/synthetic-traffic.ts";
@@ -43,6 +47,7 @@ const { values } = parseArgs({
     kills: { type: "string", default: "2" },
     live: { type: "string", default: "30" },
     "held-every": { type: "string", default: "20" },
+    tools: { type: "string", default: "2" },
     providers: { type: "string", default: "trace_provider_a,trace_provider_b,trace_provider_c" },
     "postgres-url": { type: "string" },
     temporal: { type: "string", default: process.env.TEMPORAL_ADDRESS ?? "127.0.0.1:7244" },
@@ -53,6 +58,7 @@ const TRACES = Number(values.traces);
 const KILLS = Number(values.kills);
 const LIVE = Number(values.live);
 const HELD_EVERY = Number(values["held-every"]);
+const TOOLS = Number(values.tools);
 const PROVIDERS = values.providers.split(",").map((p) => p.trim()) as (keyof typeof SYNTHETIC_PROJECTS)[];
 const postgresUrl = postgresUrlOption(values["postgres-url"], ["full"], ROOT)!;
 
@@ -65,16 +71,19 @@ function providerSetup(provider: keyof typeof SYNTHETIC_PROJECTS, history: Traff
         start: () => startBraintrustServer(data),
         addLive: (shape: TrafficShape) => data.events.push(...braintrustTraffic(shape)),
         credentials: { api_key: BRAINTRUST_KEY },
-        fields: SYNTHETIC_MAPPING_FIELDS.trace_provider_a,
+        fields: NESTED_MAPPING_FIELDS.trace_provider_a,
       };
     }
     case "trace_provider_b": {
-      const data: LangfuseData = { traces: langfuseTraffic(history), observations: [] };
+      const data: LangfuseData = { traces: langfuseTraffic(history), observations: langfuseObservations(history) };
       return {
         start: () => startLangfuseServer(data),
-        addLive: (shape: TrafficShape) => data.traces.push(...langfuseTraffic(shape)),
+        addLive: (shape: TrafficShape) => {
+          data.traces.push(...langfuseTraffic(shape));
+          data.observations.push(...langfuseObservations(shape));
+        },
         credentials: { api_key: LANGFUSE_KEYS.secret_key, public_key: LANGFUSE_KEYS.public_key },
-        fields: SYNTHETIC_MAPPING_FIELDS.trace_provider_b,
+        fields: NESTED_MAPPING_FIELDS.trace_provider_b,
       };
     }
     case "trace_provider_c": {
@@ -83,7 +92,7 @@ function providerSetup(provider: keyof typeof SYNTHETIC_PROJECTS, history: Traff
         start: () => startLangsmithServer(data),
         addLive: (shape: TrafficShape) => data.runs.push(...langsmithTraffic(shape)),
         credentials: { api_key: LANGSMITH_KEY },
-        fields: SYNTHETIC_MAPPING_FIELDS.trace_provider_c,
+        fields: NESTED_MAPPING_FIELDS.trace_provider_c,
       };
     }
   }
@@ -91,7 +100,14 @@ function providerSetup(provider: keyof typeof SYNTHETIC_PROJECTS, history: Traff
 
 async function runProvider(provider: keyof typeof SYNTHETIC_PROJECTS) {
   const now = Math.floor(Date.now() / 1000);
-  const history: TrafficShape = { start: now - TRACES - 3600, count: TRACES, spacing: 1, heldEvery: HELD_EVERY, idPrefix: `h-${provider}` };
+  const history: TrafficShape = {
+    start: now - TRACES - 3600,
+    count: TRACES,
+    spacing: 1,
+    heldEvery: HELD_EVERY,
+    idPrefix: `h-${provider}`,
+    nested: { tools: TOOLS },
+  };
   const setup = providerSetup(provider, history);
   const server = await setup.start();
   const storage = await freshServiceStorage(`backfill_${provider}`, "full", postgresUrl);
@@ -134,7 +150,7 @@ async function runProvider(provider: keyof typeof SYNTHETIC_PROJECTS) {
       history_end: activatedAt,
     });
     progress(`${provider}: activated, ${TRACES} historical traces`);
-    setup.addLive({ start: activatedAt + 1, count: LIVE, idPrefix: `live-${provider}` });
+    setup.addLive({ start: activatedAt + 1, count: LIVE, idPrefix: `live-${provider}`, nested: { tools: TOOLS } });
     const readStatus = () => call("GET", `/streams/${stream.stream_id}/status`);
     const eligible = TRACES - Math.floor(TRACES / HELD_EVERY);
     const killAt = Array.from({ length: KILLS }, (_, index) => Math.floor((eligible * (index + 1)) / (KILLS + 1)));
@@ -190,6 +206,8 @@ async function runProvider(provider: keyof typeof SYNTHETIC_PROJECTS) {
     const [counted] = await db.unsafe(
       `SELECT (SELECT count(*)::int FROM requests) AS requests,
               (SELECT count(*)::int FROM interactions) AS interactions,
+              (SELECT coalesce(sum(jsonb_array_length(tools_used)), 0)::int FROM interactions) AS tool_calls,
+              (SELECT coalesce(sum(jsonb_array_length(retrieved_learnings)), 0)::int FROM interactions) AS learnings,
               (SELECT count(*)::int FROM (SELECT content FROM interactions WHERE role = 'User' GROUP BY content HAVING count(*) > 1) d) AS traces_twice,
               (SELECT count(*)::int FROM data_source_receipts) AS receipts,
               (SELECT count(*)::int FROM data_source_receipts WHERE phase = 'live') AS live_receipts,
@@ -202,6 +220,12 @@ async function runProvider(provider: keyof typeof SYNTHETIC_PROJECTS) {
       eligible,
       imported: status.backfill.counts.imported as number,
       requests: counted!.requests as number,
+      interactions: counted!.interactions as number,
+      toolCalls: counted!.tool_calls as number,
+      learnings: counted!.learnings as number,
+      spansPerTrace:
+        (status.backfill.counts.spans_read as number) / Math.max(1, (status.backfill.counts.read as number) - (status.backfill.counts.duplicates as number)),
+      bounded: status.backfill.counts.spans_bounded as number,
       twice: counted!.traces_twice as number,
       duplicates: status.backfill.counts.duplicates as number,
       held: heldListed,
@@ -222,7 +246,9 @@ async function runProvider(provider: keyof typeof SYNTHETIC_PROJECTS) {
 
 const rows = [];
 for (const provider of PROVIDERS) rows.push(await runProvider(provider));
-console.log(`# Data-source backfill, full mode, ${TRACES} historical traces per provider, worker killed ${KILLS} times\n`);
+console.log(
+  `# Data-source backfill, full mode, ${TRACES} historical nested traces per provider (a retrieval, ${TOOLS} tool calls, an LLM call), worker killed ${KILLS} times\n`,
+);
 for (const fact of hostFacts()) console.log(`- ${fact}`);
 console.log(`- load average after the run: ${loadAverage()}\n`);
 console.log(
@@ -233,6 +259,11 @@ console.log(
       "eligible",
       "imported",
       "requests",
+      "interactions",
+      "tool calls imported",
+      "learnings referenced",
+      "spans read per trace",
+      "bounded",
       "imported twice",
       "duplicates skipped",
       "held (reasons)",
@@ -251,6 +282,11 @@ console.log(
       String(row.eligible),
       String(row.imported),
       String(row.requests),
+      String(row.interactions),
+      String(row.toolCalls),
+      String(row.learnings),
+      row.spansPerTrace.toFixed(2),
+      String(row.bounded),
       String(row.twice),
       String(row.duplicates),
       `${row.held} (${row.reasons})`,

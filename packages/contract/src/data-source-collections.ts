@@ -84,6 +84,8 @@ const PhaseCounts = z.object({
   duplicates: z.number().int().describe("Traces already imported (a re-read page, a reconnect): not imported again"),
   held: z.number().int(),
   excluded: z.number().int().describe("Traces no mapping rule matches: not eligible"),
+  spans_read: z.number().int().describe("Supporting spans read as context of eligible traces (rule 11)"),
+  spans_bounded: z.number().int().describe("Traces whose supporting spans were cut at the limits (setup-context related_span_limits)"),
 });
 
 /**

@@ -94,8 +94,11 @@ function listObservationsV2(data: LangfuseData, request: ReceivedRequest): Provi
       (from === null || Date.parse(String(observation.startTime)) >= Date.parse(from)) &&
       (to === null || Date.parse(String(observation.startTime)) < Date.parse(to));
   }
-  const all = data.traces
-    .flatMap((trace) => [rootObservation(trace), ...data.observations.filter((item) => item.traceId === trace.id).map((item) => childObservation(item, trace))])
+  // Observations grouped by trace once per request: generated traffic holds tens of thousands.
+  const observationsOf = Map.groupBy(data.observations, (item) => item.traceId);
+  const traceId = filterText === null ? query.get("traceId") : null;
+  const all = (traceId === null ? data.traces : data.traces.filter((trace) => trace.id === traceId))
+    .flatMap((trace) => [rootObservation(trace), ...(observationsOf.get(trace.id) ?? []).map((item) => childObservation(item, trace))])
     .filter(({ observation, trace }) => matches(observation, trace))
     // Newest first, as Langfuse lists them.
     .sort(

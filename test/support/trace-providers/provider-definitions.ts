@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { ProviderName } from "@als/core";
+import type { ProviderName } from "@als/sources";
 import addFormats from "ajv-formats";
 import OpenAPIBackend, { type Operation } from "openapi-backend";
 import type { Exchange } from "./provider-server.ts";

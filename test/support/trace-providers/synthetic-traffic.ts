@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import braintrust from "../../fixtures/trace-providers/braintrust.json";
+import langfuse from "../../fixtures/trace-providers/langfuse.json";
 import langsmith from "../../fixtures/trace-providers/langsmith.json";
 import type { BraintrustData } from "./braintrust-server.ts";
 import type { LangfuseData } from "./langfuse-server.ts";
@@ -29,6 +30,47 @@ export const SYNTHETIC_MAPPING_FIELDS = {
   },
 } as const;
 
+/**
+ * Mapping fields for nested traffic (`nested` set): the dialogue is read from the agent's LLM call
+ * among the supporting spans, the user from the root, and the learnings the agent's retrieval step
+ * found as the interaction's references.
+ */
+export const NESTED_MAPPING_FIELDS = {
+  trace_provider_a: {
+    user: { path: "/metadata/user_id" },
+    input: { path: "/supporting_spans/last_user_message" },
+    output: { path: "/supporting_spans/final_answer" },
+    references: { path: "/supporting_spans/retrievals/0/documents" },
+  },
+  trace_provider_b: {
+    user: { path: "/userId" },
+    session: { path: "/sessionId" },
+    input: { path: "/supporting_spans/last_user_message" },
+    output: { path: "/supporting_spans/final_answer" },
+    references: { path: "/supporting_spans/retrievals/0/documents" },
+  },
+  trace_provider_c: {
+    user: { path: "/extra/metadata/user_id" },
+    input: { path: "/supporting_spans/last_user_message" },
+    output: { path: "/supporting_spans/final_answer" },
+    references: { path: "/supporting_spans/retrievals/0/documents/documents" },
+  },
+} as const;
+
+/** What a nested trace's agent did: one retrieval of learnings, `tools` tool calls, one LLM call. */
+export interface NestedShape {
+  /** Tool calls per trace (default 1). */
+  tools?: number;
+  /** Characters of each tool call's output (default a short one). */
+  toolOutputChars?: number;
+}
+
+/** The learnings a nested trace's retrieval step found (the agent searched this service before answering). */
+export const nestedLearnings = (label: string) => [
+  { kind: "agent_playbook", learning_id: `ap-${label}`, content: "Point the user at Settings > Security." },
+  { kind: "profile", learning_id: `pr-${label}`, content: "The user is on the pro plan." },
+];
+
 /** Every `heldEvery`th generated trace has no user: a collection holds it (`user:missing`). */
 export interface TrafficShape {
   /** Unix seconds of the first trace; traces follow one every `spacing` seconds. */
@@ -40,7 +82,37 @@ export interface TrafficShape {
   idPrefix?: string;
   /** The traces' tags (Braintrust: what a tags filter reads); unset: the fixture's. */
   tags?: string[];
+  /**
+   * An agent's nested trace instead of a flat one: the root holds the ticket only, the dialogue is
+   * in an LLM-call span beside a retrieval and tool calls.
+   */
+  nested?: NestedShape;
 }
+
+/** The spans of nested trace `label` in order: retrieval, tool calls, then the LLM call that answered. */
+function nestedSpans(label: string, nested: NestedShape) {
+  const tools = Array.from({ length: nested.tools ?? 1 }, (_, index) => ({
+    name: index === 0 ? "lookup_account" : `lookup_order_${index}`,
+    input: { account: `acct-${label}` },
+    output: { locked: false, note: "x".repeat(nested.toolOutputChars ?? 8) },
+  }));
+  return {
+    retrieval: { name: "retrieve_learnings", input: { query: `Question ${label}` }, output: nestedLearnings(label) },
+    tools,
+    llm: {
+      name: "Chat Completion",
+      input: [
+        { role: "system", content: "You are a support agent." },
+        { role: "user", content: `Question ${label}` },
+      ],
+      output: { role: "assistant", content: `Answer ${label}` },
+    },
+  };
+}
+
+const spanIdOf = (label: string, index: number) => idOf(`${label}/span-${index}`, "uuid");
+/** Span `n` of a trace starts n × 10 ms after its root, so the agent's steps have an order. */
+const spanTimeOf = (rootTime: string, n: number) => new Date(Date.parse(rootTime) + n * 10).toISOString();
 
 /** A generated trace's id in its provider's format, stable for its label: a UUID (Braintrust, LangSmith) or 32 hex digits (Langfuse). */
 function idOf(label: string, format: "uuid" | "hex32"): string {
@@ -60,25 +132,47 @@ export function braintrustTraffic(shape: TrafficShape): BraintrustData["events"]
     const label = `${shape.idPrefix ?? "bt"}-${index}`;
     const id = idOf(label, "uuid");
     const user = userOf(shape, index);
-    return {
+    const root = {
       ...template,
       id,
       span_id: id,
       root_span_id: id,
       created: timeOf(shape, index),
-      input: [{ role: "user", content: `Question ${label}` }],
-      output: [{ type: "text", text: `Answer ${label}` }],
+      input: shape.nested ? { ticket: label } : [{ role: "user", content: `Question ${label}` }],
+      output: shape.nested ? { status: "answered" } : [{ type: "text", text: `Answer ${label}` }],
       metadata: { ...(user !== null && { user_id: user }), env: "prod" },
       ...(shape.tags && { tags: shape.tags }),
-    } as unknown as BraintrustData["events"][number];
-  });
+    };
+    if (!shape.nested) return [root as unknown as BraintrustData["events"][number]];
+    const spans = nestedSpans(label, shape.nested);
+    const child = (n: number, name: string, type: string, span: { input: unknown; output: unknown }) => ({
+      ...root,
+      id: spanIdOf(label, n),
+      span_id: spanIdOf(label, n),
+      span_parents: [id],
+      is_root: false,
+      created: spanTimeOf(root.created, n),
+      input: span.input,
+      output: span.output,
+      metadata: {},
+      tags: null,
+      metrics: { start: 0, end: 0.2 },
+      span_attributes: { name, type },
+    });
+    return [
+      root,
+      child(1, spans.retrieval.name, "function", spans.retrieval),
+      ...spans.tools.map((tool, n) => child(2 + n, tool.name, "tool", tool)),
+      child(2 + spans.tools.length, spans.llm.name, "llm", spans.llm),
+    ] as unknown as BraintrustData["events"];
+  }).flat();
 }
 
 export function braintrustData(events: BraintrustData["events"]): BraintrustData {
   return { keys: braintrust.keys, projects: braintrust.projects, events };
 }
 
-/** Traces in Langfuse's shape (no observations: the collection reads root records only). */
+/** Traces in Langfuse's shape; nested ones' observations come from langfuseObservations. */
 export function langfuseTraffic(shape: TrafficShape): LangfuseData["traces"] {
   return Array.from({ length: shape.count }, (_, index) => {
     const label = `${shape.idPrefix ?? "lf"}-${index}`;
@@ -89,8 +183,8 @@ export function langfuseTraffic(shape: TrafficShape): LangfuseData["traces"] {
       id,
       timestamp: at,
       name: "chat",
-      input: { messages: [{ role: "user", content: `Question ${label}` }] },
-      output: { role: "assistant", content: `Answer ${label}` },
+      input: shape.nested ? { ticket: label } : { messages: [{ role: "user", content: `Question ${label}` }] },
+      output: shape.nested ? { status: "answered" } : { role: "assistant", content: `Answer ${label}` },
       sessionId: `sess-${label}`,
       release: null,
       version: null,
@@ -108,11 +202,41 @@ export function langfuseTraffic(shape: TrafficShape): LangfuseData["traces"] {
       updatedAt: at,
       projectId: SYNTHETIC_PROJECTS.trace_provider_b,
       bookmarked: false,
-    };
+    } as LangfuseData["traces"][number];
   });
 }
 
-/** Root runs in LangSmith's shape. */
+/** The observations of nested Langfuse traffic (`shape.nested`): a RETRIEVER, TOOLs and a GENERATION per trace. */
+export function langfuseObservations(shape: TrafficShape): LangfuseData["observations"] {
+  if (!shape.nested) return [];
+  const template = langfuse.observations[0]!;
+  return Array.from({ length: shape.count }, (_, index) => {
+    const label = `${shape.idPrefix ?? "lf"}-${index}`;
+    const traceId = idOf(label, "hex32");
+    const at = timeOf(shape, index);
+    const spans = nestedSpans(label, shape.nested!);
+    const observation = (n: number, type: string, span: { name: string; input: unknown; output: unknown }) => ({
+      ...template,
+      id: idOf(`${label}/span-${n}`, "hex32").slice(0, 16),
+      traceId,
+      type,
+      name: span.name,
+      startTime: spanTimeOf(at, n),
+      endTime: spanTimeOf(at, n + 1),
+      input: span.input,
+      output: span.output,
+      model: type === "GENERATION" ? template.model : null,
+      parentObservationId: traceId.slice(0, 16),
+    });
+    return [
+      observation(1, "RETRIEVER", spans.retrieval),
+      ...spans.tools.map((tool, n) => observation(2 + n, "TOOL", tool)),
+      observation(2 + spans.tools.length, "GENERATION", spans.llm),
+    ];
+  }).flat() as unknown as LangfuseData["observations"];
+}
+
+/** Root runs in LangSmith's shape, with their child runs when nested. */
 export function langsmithTraffic(shape: TrafficShape): LangsmithData["runs"] {
   const template = langsmith.runs.find((run) => run.parent_run_id === null)!;
   return Array.from({ length: shape.count }, (_, index) => {
@@ -121,18 +245,44 @@ export function langsmithTraffic(shape: TrafficShape): LangsmithData["runs"] {
     const user = userOf(shape, index);
     // LangSmith stores start_time without a zone (UTC).
     const start = timeOf(shape, index).replace("Z", "");
-    return {
+    const rootOrder = `${start.replace(/[-:.]/g, "")}000Z${id}`;
+    const spans = shape.nested && nestedSpans(label, shape.nested);
+    const children = spans
+      ? [
+          { name: spans.retrieval.name, run_type: "retriever", inputs: spans.retrieval.input, outputs: { documents: documentsOf(spans.retrieval.output) } },
+          ...spans.tools.map((tool) => ({ name: tool.name, run_type: "tool", inputs: { input: tool.input }, outputs: { output: tool.output } })),
+          { name: "ChatOpenAI", run_type: "llm", inputs: { messages: spans.llm.input }, outputs: { generations: [{ text: spans.llm.output.content }] } },
+        ].map((child, n) => ({ ...child, id: spanIdOf(label, n + 1), start_time: spanTimeOf(`${start}Z`, n + 1).replace("Z", "") }))
+      : [];
+    const root = {
       ...template,
       id,
       trace_id: id,
       start_time: start,
       end_time: start,
-      dotted_order: `${start.replace(/[-:.]/g, "")}000Z${id}`,
+      dotted_order: rootOrder,
       session_id: SYNTHETIC_PROJECTS.trace_provider_c,
-      inputs: { messages: [{ role: "user", content: `Question ${label}` }] },
-      outputs: { output: `Answer ${label}` },
+      inputs: spans ? { ticket: label } : { messages: [{ role: "user", content: `Question ${label}` }] },
+      outputs: spans ? { status: "answered" } : { output: `Answer ${label}` },
       extra: { metadata: { ...(user !== null && { user_id: user }), env: "prod" } as never },
-      child_run_ids: [],
+      child_run_ids: children.map((child) => child.id),
     };
-  });
+    return [
+      root,
+      ...children.map((child) => ({
+        ...root,
+        ...child,
+        parent_run_id: id,
+        end_time: child.start_time,
+        dotted_order: `${rootOrder}.${child.start_time.replace(/[-:.]/g, "")}000Z${child.id}`,
+        extra: { metadata: {} as never },
+        tags: [],
+        child_run_ids: [],
+      })),
+    ] as LangsmithData["runs"];
+  }).flat();
 }
+
+/** Retrieved learnings as LangChain documents (a retriever's output), each naming its learning. */
+const documentsOf = (learnings: ReturnType<typeof nestedLearnings>) =>
+  learnings.map((learning) => ({ type: "Document", page_content: learning.content, metadata: { source: "agent-learning-service" }, ...learning }));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type CredentialKind, type Endpoint, errorCodesOf, rateClassOf } from "@als/contract";
 import { openSession } from "@als/identity";
+import { PROVIDER_HOSTS } from "@als/sources";
 import { testMode } from "@als/test-support/database.ts";
 import { HOSTILE_KEYS, hostileField, hostileParam, hostileScalar, percentEncoded, stringLiteral } from "@als/test-support/hostile-json.ts";
 import { sampleInput } from "@als/test-support/sample-input.ts";
@@ -8,7 +9,6 @@ import { startTestService, type TestService } from "@als/test-support/service.ts
 import { bearer, createTenant, type Tenant } from "@als/test-support/tenants.ts";
 import fc from "fast-check";
 import { z } from "zod";
-import { PROVIDER_HOSTS } from "../../../../packages/core/src/data-sources/providers/provider-hosts.ts";
 import { routeList } from "../../src/routes/index.ts";
 
 // Hostile input at every declared endpoint, over REST and tRPC, with a credential each accepts (so

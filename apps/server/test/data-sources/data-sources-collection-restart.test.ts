@@ -71,7 +71,7 @@ test("a backfill killed between a page's imports and its checkpoint imports ever
     // imports, on a machine the other mode's suite may keep busy.
   }, 180_000);
   // The crashed page: its 90 imports found by their receipts, its 10 held ones held again (once).
-  expect(complete.backfill.counts).toEqual({ read: TRACES, imported: 270, duplicates: 90, held: 30, excluded: 0 });
+  expect(complete.backfill.counts).toEqual({ read: TRACES, imported: 270, duplicates: 90, held: 30, excluded: 0, spans_read: 0, spans_bounded: 0 });
   // The third page is full, so Braintrust hands a cursor with it; the fourth, empty, ends the walk.
   expect(complete.backfill).toMatchObject({ message_units_used: 540, pages: 4 });
   expect(complete.held).toBe(30);

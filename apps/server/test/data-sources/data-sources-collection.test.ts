@@ -119,7 +119,7 @@ describe("a collection per provider", () => {
       let status = (await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body;
       expect(status).toMatchObject({ state: "collecting", stream_revision: stream.revision + 1, held: 5, last_error: null });
       expect(status.backfill).toMatchObject({ status: "complete", message_units_used: 40 });
-      expect(status.backfill.counts).toEqual({ read: 25, imported: 20, duplicates: 0, held: 5, excluded: 0 });
+      expect(status.backfill.counts).toEqual({ read: 25, imported: 20, duplicates: 0, held: 5, excluded: 0, spans_read: 0, spans_bounded: 0 });
       expect((await call(prefix, "GET", `/connections/${connection.connection_id}`)).body).toMatchObject({ status: "activated", draft_expires_at: null });
       expect((await call(prefix, "GET", `/streams/${stream.stream_id}/mapping`)).body.mapping_revision).toBe(1);
 

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { AppError, CONNECTION_LIMIT, type Connection, credentialRules, type DataSourceProvider, type ExternalProjects, type FieldIssue } from "@als/contract";
 import { type ConnectionRecord, dataSourceCollections, dataSourceSamples, dataSources, type Scope } from "@als/db";
+import type { ProviderCredentials } from "@als/sources";
 import type { CoreDeps } from "../deps.ts";
 import { toConnection } from "./connection-view.ts";
 import { sealCredentials } from "./credential-seal.ts";
 import { discoverWith, providerFor, providerOfConnection } from "./provider-access.ts";
-import type { ProviderCredentials } from "./providers/trace-provider.ts";
 import { staleLifecycleRevision, staleRevision } from "./stale-revision.ts";
 
 /** How long a connection stays a setup draft holding a slot without being activated. */

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import type { ProviderCredentials } from "@als/sources";
 import type { CoreDeps } from "../deps.ts";
-import type { ProviderCredentials } from "./providers/trace-provider.ts";
 
 const VERSION = "v1";
 

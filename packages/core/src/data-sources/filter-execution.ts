@@ -1,7 +1,6 @@
 import type { DataSourceProvider, TrafficFilter } from "@als/contract";
-import { braintrustFilterPushDown } from "./providers/braintrust-provider.ts";
-import { langfuseFilterPushDown } from "./providers/langfuse-provider.ts";
-import type { FilterExecution } from "./providers/trace-provider.ts";
+import type { FilterExecution } from "@als/sources";
+import { braintrustFilterPushDown, langfuseFilterPushDown } from "@als/sources";
 
 /**
  * Where a stream's filters run (rule 13): trace_provider_a pushes what BTQL can say before

@@ -1,8 +1,8 @@
 import { CONNECTION_LIMIT, DATA_SOURCE_PROVIDERS, type DataSourceProvider, FILTER_OPS, FILTER_PATHS, PROVIDER_REGIONS } from "@als/contract";
 import { dataSources, type Scope } from "@als/db";
+import { PROVIDER_CREDENTIAL_FIELDS } from "@als/sources";
 import type { CoreDeps } from "../deps.ts";
 import { toConnection, toStream } from "./connection-view.ts";
-import { PROVIDER_CREDENTIAL_FIELDS } from "./providers/provider-hosts.ts";
 import { listSampleSummaries } from "./samples.ts";
 
 /** What each provider supports, as the collection list and setup-context report it. */

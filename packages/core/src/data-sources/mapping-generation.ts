@@ -1,11 +1,9 @@
 import { renderPrompt } from "@als/ai";
 import { AppError, MAPPING_FIELDS, MAPPING_TRANSFORMS, MappingDefinition, type MappingDocument, type MappingField } from "@als/contract";
 import type { Scope } from "@als/db";
+import { fieldInventory, maskExample, resolvePointer } from "@als/sources";
 import { z } from "zod";
 import type { CoreDeps } from "../deps.ts";
-import { fieldInventory } from "./mapping/field-inventory.ts";
-import { resolvePointer } from "./mapping/json-pointer.ts";
-import { maskExample } from "./mapping/mask-example.ts";
 import { completeSampleOf, sampleDigestOf } from "./mapping-review.ts";
 import { SAMPLE_EXAMPLE_BYTES } from "./sample-step.ts";
 import { staleDraftRevision } from "./stale-revision.ts";

@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
 import { AppError, MAX_MAPPING_RULES, type MappingDefinition, type MappingDocument, type PreviewResult } from "@als/contract";
 import { dataSourceSamples, dataSources, type SampleRecord, type Scope } from "@als/db";
+import { MAX_SELECTED_TEXT_CHARS, MAX_TEXT_BLOCKS, mapRecord, upgradeTextPaths } from "@als/sources";
 import canonicalize from "canonicalize";
 import type { CoreDeps } from "../deps.ts";
-import { mapRecord } from "./mapping/apply-mapping.ts";
-import { MAX_SELECTED_TEXT_CHARS, MAX_TEXT_BLOCKS } from "./mapping/text-transforms.ts";
-import { upgradeTextPaths } from "./mapping/upgrade-text-paths.ts";
 import { FIELD_GUIDANCE } from "./setup-context.ts";
 import { staleDraftRevision } from "./stale-revision.ts";
 import { getMappingDocument, liveStream, saveMappingDraft } from "./stream-drafts.ts";

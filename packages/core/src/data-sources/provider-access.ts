@@ -1,11 +1,9 @@
 import { AppError, type DataSourceProvider } from "@als/contract";
 import type { ConnectionRecord } from "@als/db";
+import type { ExternalProject, ProviderCredentials, TraceProvider } from "@als/sources";
+import { createTraceProvider, providerBaseUrl, TraceProviderError } from "@als/sources";
 import type { CoreDeps } from "../deps.ts";
 import { openCredentials } from "./credential-seal.ts";
-import { createTraceProvider } from "./providers/create-trace-provider.ts";
-import { providerBaseUrl } from "./providers/provider-hosts.ts";
-import type { ExternalProject, ProviderCredentials, TraceProvider } from "./providers/trace-provider.ts";
-import { TraceProviderError } from "./providers/trace-provider-error.ts";
 
 /** The adapter of a provider region with these credentials. */
 export function providerFor(deps: CoreDeps, provider: DataSourceProvider, region: string, credentials: ProviderCredentials): TraceProvider {

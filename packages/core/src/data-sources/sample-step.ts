@@ -1,11 +1,19 @@
 import type { DataSourceProvider } from "@als/contract";
 import { dataSourceSamples, dataSources, type SampleRecord, type Scope } from "@als/db";
+import {
+  type FilterExecution,
+  type ProviderName,
+  type ProviderTrace,
+  rootSpanIdOf,
+  supportingContextOf,
+  type TraceProvider,
+  TraceProviderError,
+  withSupportingSpans,
+} from "@als/sources";
 import type { CoreDeps } from "../deps.ts";
 import type { StepOutcome } from "../durable/step-outcome.ts";
 import { isoTime } from "../iso-time.ts";
 import { providerOfConnection } from "./provider-access.ts";
-import type { FilterExecution, ProviderTrace, TraceProvider } from "./providers/trace-provider.ts";
-import { TraceProviderError } from "./providers/trace-provider-error.ts";
 import { SAMPLE_MAX_RECORDS } from "./samples.ts";
 
 /** Long enough for every page and span read of a sample, retries included. */
@@ -50,8 +58,8 @@ export async function runSampleStep(deps: CoreDeps, scope: Scope, sampleId: stri
     const provider = await providerOfConnection(deps, connection);
     const read =
       connection.provider === ("trace_provider_a" satisfies DataSourceProvider)
-        ? await readByBuckets(provider, sample, stream.external_project_id, stream.filters)
-        : await readByPages(provider, sample, stream.external_project_id, stream.filters);
+        ? await readByBuckets(provider, sample, stream.external_project_id, stream.filters, connection.provider as ProviderName)
+        : await readByPages(provider, sample, stream.external_project_id, stream.filters, connection.provider as ProviderName);
     await dataSourceSamples.finishSample(deps.db, scope, sampleId, leaseToken, { status: "complete", ...read, at: deps.now() });
     return { next: "done" };
   } catch (error) {
@@ -85,7 +93,7 @@ function outcomeOf(sample: SampleRecord | undefined): StepOutcome {
 type Filters = Parameters<TraceProvider["pageTraces"]>[0]["filters"];
 
 /** trace_provider_a: one filtered page per equal time bucket, so a sample spans the window instead of its busiest hour. */
-async function readByBuckets(provider: TraceProvider, sample: SampleRecord, projectId: string, filters: Filters) {
+async function readByBuckets(provider: TraceProvider, sample: SampleRecord, projectId: string, filters: Filters, name: ProviderName) {
   const span = sample.window_end - sample.window_start;
   const count = Math.min(SAMPLE_TIME_BUCKETS, span);
   const perBucket = Math.ceil(SAMPLE_MAX_RECORDS / count);
@@ -101,7 +109,7 @@ async function readByBuckets(provider: TraceProvider, sample: SampleRecord, proj
     const room = SAMPLE_MAX_RECORDS - examples.length;
     const kept = page.traces.slice(0, room);
     if (page.next_cursor !== null || page.traces.length > room) truncated = true;
-    for (const trace of kept) examples.push(await exampleOf(provider, projectId, trace));
+    for (const trace of kept) examples.push(await exampleOf(provider, name, projectId, trace));
     buckets.push({ start: isoTime(start), end: isoTime(end), records: kept.length });
   }
   return finished(examples, truncated, buckets, { traces_read: examples.length, buckets: buckets.length, filter_execution: filterExecution }, sample);
@@ -111,7 +119,7 @@ async function readByBuckets(provider: TraceProvider, sample: SampleRecord, proj
  * The others: at most SAMPLE_MAX_PAGES pages of the window, in the provider's order (Langfuse's is
  * newest first); the examples are kept oldest first whatever it was.
  */
-async function readByPages(provider: TraceProvider, sample: SampleRecord, projectId: string, filters: Filters) {
+async function readByPages(provider: TraceProvider, sample: SampleRecord, projectId: string, filters: Filters, name: ProviderName) {
   const examples: Example[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -129,7 +137,7 @@ async function readByPages(provider: TraceProvider, sample: SampleRecord, projec
     pages++;
     filterExecution = page.filter_execution;
     const room = SAMPLE_MAX_RECORDS - examples.length;
-    for (const trace of page.traces.slice(0, room)) examples.push(await exampleOf(provider, projectId, trace));
+    for (const trace of page.traces.slice(0, room)) examples.push(await exampleOf(provider, name, projectId, trace));
     cursor = page.next_cursor;
     if (page.traces.length > room) truncated = true;
   } while (cursor !== null && pages < SAMPLE_MAX_PAGES && examples.length < SAMPLE_MAX_RECORDS);
@@ -147,13 +155,20 @@ function finished(examples: Example[], truncated: boolean, buckets: unknown[], c
   };
 }
 
-/** A trace with its related spans, within SAMPLE_EXAMPLE_BYTES: spans go first, then the trace itself. */
-async function exampleOf(provider: TraceProvider, projectId: string, trace: ProviderTrace): Promise<Example> {
+/**
+ * A trace with its related spans, within SAMPLE_EXAMPLE_BYTES. Its `trace` is what a collection's
+ * mapping reads: the root record with its supporting context at `/supporting_spans`. Over the bound,
+ * the raw spans go first, then the supporting context, then the trace itself.
+ */
+async function exampleOf(provider: TraceProvider, name: ProviderName, projectId: string, trace: ProviderTrace): Promise<Example> {
   const spans = await provider.relatedSpans(projectId, trace.id, trace.started_at);
-  const whole = { trace_id: trace.id, started_at: trace.started_at, trace: trace.record, spans, truncated: false };
+  const supported = withSupportingSpans(trace.record, supportingContextOf(name, rootSpanIdOf(trace), spans));
+  const whole = { trace_id: trace.id, started_at: trace.started_at, trace: supported, spans, truncated: false };
   if (byteLength(whole) <= SAMPLE_EXAMPLE_BYTES) return whole;
   const withoutSpans = { ...whole, spans: [], truncated: true };
   if (byteLength(withoutSpans) <= SAMPLE_EXAMPLE_BYTES) return withoutSpans;
+  const rootOnly = { ...withoutSpans, trace: trace.record };
+  if (byteLength(rootOnly) <= SAMPLE_EXAMPLE_BYTES) return rootOnly;
   return { trace_id: trace.id, started_at: trace.started_at, trace: null, spans: [], truncated: true };
 }
 

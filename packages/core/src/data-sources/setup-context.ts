@@ -19,13 +19,20 @@ import {
   type SetupContext,
 } from "@als/contract";
 import { dataSources, type Scope } from "@als/db";
+import {
+  BRAINTRUST_SPAN_LIMIT,
+  MAX_OBSERVATION_PAGES,
+  MAX_SPAN_PAGES,
+  OBSERVATION_PAGE,
+  PROVIDER_MAX_RETRY_WAIT_SECONDS,
+  PROVIDER_READ_ATTEMPTS,
+  SPAN_PAGE,
+  SUPPORTING_SPAN_BYTES,
+  SUPPORTING_SPAN_LIMIT,
+} from "@als/sources";
 import type { CoreDeps } from "../deps.ts";
 import { DRAFT_CONNECTION_SECONDS } from "./connections.ts";
 import { PROVIDER_CAPABILITIES } from "./list-data-sources.ts";
-import { BRAINTRUST_SPAN_LIMIT } from "./providers/braintrust-provider.ts";
-import { MAX_OBSERVATION_PAGES, OBSERVATION_PAGE } from "./providers/langfuse-provider.ts";
-import { MAX_SPAN_PAGES, SPAN_PAGE } from "./providers/langsmith-provider.ts";
-import { PROVIDER_MAX_RETRY_WAIT_SECONDS, PROVIDER_READ_ATTEMPTS } from "./providers/provider-request.ts";
 
 /** What each mapping field should point at (setup-context and preview). */
 export const FIELD_GUIDANCE: Record<MappingField, string> = {
@@ -87,14 +94,21 @@ const RULES = {
     trace_provider_b: { spans: OBSERVATION_PAGE * MAX_OBSERVATION_PAGES },
     trace_provider_c: { spans: SPAN_PAGE * MAX_SPAN_PAGES },
     example_bytes: 65_536,
+    per_trace: {
+      spans: SUPPORTING_SPAN_LIMIT,
+      bytes: SUPPORTING_SPAN_BYTES,
+      beyond: "left out in start order; /supporting_spans/truncated is true and the status counts the trace under spans_bounded",
+    },
   },
   related_span_fetch: {
     purpose: "context",
-    read_for: "sample examples (mapping evidence), each within example_bytes, spans dropped first",
-    not_read_for: "collection: imports map the root record only",
+    read_for: "sample examples (mapping evidence, each within example_bytes: raw spans dropped first) and every eligible trace of backfill and live collection",
+    read_when: "the trace passed the stream's filters and its root is not excluded by the active mapping, or a rule reads /supporting_spans",
     outside_candidate_filters: "only as context for an eligible interaction",
+    mapped_at: "/supporting_spans: llm_calls, conversation, last_user_message, final_answer, tools, retrievals, spans_read, truncated",
+    imported_as: "tool and retrieval spans: the agent turn's tools_used; the learnings the references pointer names: its retrieved_learnings",
   },
-  sibling_joins: { within: "trace", read_for: "sample examples only" },
+  sibling_joins: { within: "trace", joined_by: "related_span_correlations", read_for: "sample examples and collection", exposed_at: "/supporting_spans" },
   sampling: {
     max_records: 50,
     expiry_seconds: 86_400,

@@ -6,7 +6,8 @@ export type BackfillStatus = "not_requested" | "importing" | "budget_exhausted" 
 /** Where a trace was read: the history backfill, live polling, or a retry of a held record. */
 export type ImportPhase = "backfill" | "live" | "retry";
 /** What became of a trace a collection read. */
-export type ImportOutcome = "imported" | "duplicates" | "held" | "excluded" | "read";
+/** What a phase counts: traces by outcome, supporting spans read, and traces whose spans were cut at the limits. */
+export type ImportOutcome = "imported" | "duplicates" | "held" | "excluded" | "read" | "spans_read" | "spans_bounded";
 
 /** An activated stream's collection (migration 0031). */
 export interface CollectionRecord {

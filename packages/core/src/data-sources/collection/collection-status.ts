@@ -29,6 +29,8 @@ const countsOf = (collection: CollectionRecord, phase: ImportPhase) => {
     duplicates: counts.duplicates ?? 0,
     held: counts.held ?? 0,
     excluded: counts.excluded ?? 0,
+    spans_read: counts.spans_read ?? 0,
+    spans_bounded: counts.spans_bounded ?? 0,
   };
 };
 

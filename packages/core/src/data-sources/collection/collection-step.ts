@@ -1,11 +1,19 @@
 import type { MappingDefinition } from "@als/contract";
 import { type CollectionRecord, dataSourceCollections, dataSourceHeld, dataSourceReceipts, dataSources, type OutcomeCounts, type Scope } from "@als/db";
+import {
+  mapRecord,
+  type ProviderName,
+  type ProviderTrace,
+  readSupportingSpans,
+  type TraceFilter,
+  type TraceProvider,
+  TraceProviderError,
+  withSupportingSpans,
+} from "@als/sources";
 import type { CoreDeps } from "../../deps.ts";
 import { crashAt } from "../../durable/crash-at.ts";
 import { LeaseLost } from "../../durable/step-outcome.ts";
 import { providerOfConnection } from "../provider-access.ts";
-import type { TraceFilter } from "../providers/trace-provider.ts";
-import { TraceProviderError } from "../providers/trace-provider-error.ts";
 import { LIVE_POLL_SECONDS } from "./collection-status.ts";
 import { type ImportRun, importTrace, type TraceToImport } from "./import-trace.ts";
 
@@ -13,6 +21,8 @@ import { type ImportRun, importTrace, type TraceToImport } from "./import-trace.
 export const COLLECTION_LEASE_SECONDS = 300;
 /** Traces read per provider page (every provider's page limit allows 100). */
 export const COLLECTION_PAGE_SIZE = 100;
+/** Traces of a page whose supporting spans are read at once, ahead of their imports. */
+const SPAN_READS_AHEAD = 8;
 /**
  * Live windows end this long before now: a trace whose start lies just before now may not be
  * listed by the provider yet.
@@ -131,9 +141,9 @@ async function runOneUnit(deps: CoreDeps, scope: Scope, collection: CollectionRe
   } else if (liveDue) {
     const live = run("live");
     const windowStart = Math.max(collection.activated_at, collection.live_watermark - LIVE_LOOKBACK_SECONDS);
-    const page = await readPage(deps, scope, collection, { start: windowStart, end: windowEnd, cursor: collection.live_cursor });
+    const { page, provider } = await readPage(deps, scope, collection, { start: windowStart, end: windowEnd, cursor: collection.live_cursor });
     const { traces, lookedBack } = await withoutKnownLookBack(deps, scope, collection, page.traces);
-    const { delta } = await importPage(live, traces, lookedBack);
+    const { delta } = await importPage(live, traces, { provider, lookedBack });
     const more = page.next_cursor !== null;
     await saveLive(deps, scope, collection, leaseToken, {
       cursor: page.next_cursor,
@@ -145,8 +155,12 @@ async function runOneUnit(deps: CoreDeps, scope: Scope, collection: CollectionRe
   }
   if (collection.backfill_status === "importing" && collection.history_start !== null && collection.history_end !== null) {
     const backfill = run("backfill");
-    const page = await readPage(deps, scope, collection, { start: collection.history_start, end: collection.history_end, cursor: collection.backfill_cursor });
-    const { delta, overBudget } = await importPage(backfill, page.traces);
+    const { page, provider } = await readPage(deps, scope, collection, {
+      start: collection.history_start,
+      end: collection.history_end,
+      cursor: collection.backfill_cursor,
+    });
+    const { delta, overBudget } = await importPage(backfill, page.traces, { provider });
     crashAt(deps, "collection.before_checkpoint");
     const status = overBudget ? "budget_exhausted" : page.next_cursor === null ? "complete" : "importing";
     // At the budget the page is not passed: after an extension it is read again, its imports found by their receipts.
@@ -172,8 +186,8 @@ async function withoutKnownLookBack(
   deps: CoreDeps,
   scope: Scope,
   collection: CollectionRecord,
-  traces: TraceToImport[],
-): Promise<{ traces: TraceToImport[]; lookedBack: Set<string> }> {
+  traces: ProviderTrace[],
+): Promise<{ traces: ProviderTrace[]; lookedBack: Set<string> }> {
   const before = traces.filter((trace) => trace.started_at < collection.live_watermark).map((trace) => trace.id);
   if (before.length === 0) return { traces, lookedBack: new Set() };
   const [receipted, held] = await Promise.all([
@@ -186,14 +200,16 @@ async function withoutKnownLookBack(
 
 /**
  * Imports a page's traces in order, skipping those with receipts; stops at the backfill's budget.
- * A trace of the live look-back (`lookedBack`) that the mapping excludes was, most likely, excluded
- * when first read: it is not counted again.
+ * Traces read from the provider (`read.provider`) get their supporting spans first (supportedTrace);
+ * retried records carry theirs already. A trace of the live look-back (`lookedBack`) that the
+ * mapping excludes was, most likely, excluded when first read: it is not counted again.
  */
 async function importPage(
   run: ImportRun,
-  traces: TraceToImport[],
-  lookedBack: ReadonlySet<string> = new Set(),
+  traces: (TraceToImport | ProviderTrace)[],
+  read: { provider?: TraceProvider; lookedBack?: ReadonlySet<string> } = {},
 ): Promise<{ delta: OutcomeCounts; overBudget: boolean }> {
+  const lookedBack = read.lookedBack ?? new Set<string>();
   const { deps, scope, collection } = run;
   const receipted = await dataSourceReceipts.receiptedTraces(
     deps.db,
@@ -204,8 +220,19 @@ async function importPage(
   );
   const delta: OutcomeCounts = { read: traces.length, imported: 0 };
   let overBudget = false;
-  for (const trace of traces) {
-    const outcome = receipted.has(trace.id) ? "duplicates" : await importTrace(run, trace);
+  const ready = new Map<string, Promise<TraceToImport>>();
+  for (const [index, trace] of traces.entries()) {
+    // The spans of the next few traces are read while these import: a read is a round trip to the provider.
+    if (read.provider && index % SPAN_READS_AHEAD === 0) {
+      for (const next of traces.slice(index, index + SPAN_READS_AHEAD)) {
+        if (receipted.has(next.id)) continue;
+        const supported = supportedTrace(run, read.provider, next as ProviderTrace, delta);
+        // Awaited when its trace's turn comes; one left behind (the budget spent, a failure before it) is not an unhandled rejection.
+        supported.catch(() => {});
+        ready.set(next.id, supported);
+      }
+    }
+    const outcome = receipted.has(trace.id) ? "duplicates" : await importTrace(run, (await ready.get(trace.id)) ?? trace);
     // A retried record leaves the queue whatever became of it: held again (with its new reasons) or resolved.
     if (run.phase === "retry" && (outcome === "duplicates" || outcome === "excluded")) {
       await dataSourceHeld.releaseHeld(deps.db, scope, collection.stream_id, trace.id);
@@ -221,10 +248,31 @@ async function importPage(
     // Imports are counted in their own transactions (admitImport).
     if (outcome !== "imported") delta[outcome] = (delta[outcome] ?? 0) + 1;
   }
+  // Reads still in flight (the budget stopped the page) count before the counts are saved.
+  await Promise.allSettled(ready.values());
   delete delta.imported;
   await scheduleMovedUsers(deps, scope, run);
   return { delta, overBudget };
 }
+
+/**
+ * The trace with its supporting context (`/supporting_spans`), read when it can matter (rule 11:
+ * only as context for an eligible interaction): when the root alone is not excluded by the
+ * mapping, or a rule reads the supporting context. Counts the spans read, and the traces whose
+ * spans were cut at the limits, in `delta`.
+ */
+async function supportedTrace(run: ImportRun, provider: TraceProvider, trace: ProviderTrace, delta: OutcomeCounts): Promise<TraceToImport> {
+  const definition = run.collection.mapping_definition as MappingDefinition;
+  if (!readsSupportingSpans(definition) && mapRecord(definition, trace.record).status === "excluded") return trace;
+  const context = await readSupportingSpans(provider, run.collection.provider as ProviderName, run.collection.external_project_id, trace);
+  delta.spans_read = (delta.spans_read ?? 0) + context.spans_read;
+  if (context.truncated) delta.spans_bounded = (delta.spans_bounded ?? 0) + 1;
+  return { id: trace.id, started_at: trace.started_at, record: withSupportingSpans(trace.record, context) };
+}
+
+/** Whether a rule of the mapping reads the supporting context. */
+const readsSupportingSpans = (definition: MappingDefinition) =>
+  definition.rules.some((rule) => Object.values(rule.fields).some((field) => field?.path.startsWith("/supporting_spans")));
 
 async function scheduleMovedUsers(deps: CoreDeps, scope: Scope, run: ImportRun): Promise<void> {
   for (const userId of run.movedUsers) await deps.orchestrator?.schedule("learning", scope, userId);
@@ -267,7 +315,7 @@ async function readPage(deps: CoreDeps, scope: Scope, collection: CollectionReco
   if (page.endpoint !== undefined && (page.endpoint !== collection.provider_endpoint || note !== collection.provider_endpoint_note)) {
     await dataSourceCollections.recordEndpoint(deps.db, scope, collection.stream_id, page.endpoint, note);
   }
-  return page;
+  return { page, provider };
 }
 
 /** The metadata keys a mapping reads (`/metadata/<key>...`): read whole where a provider cuts long values. */

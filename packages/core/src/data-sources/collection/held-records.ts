@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { AppError, HELD_PAGE_SIZE, type HeldPage, type MappingDefinition, type RetryPreview } from "@als/contract";
 import { type CollectionRecord, dataSourceCollections, dataSourceHeld, type HeldRecord, type Scope } from "@als/db";
+import { mapRecord } from "@als/sources";
 import canonicalize from "canonicalize";
 import type { CoreDeps } from "../../deps.ts";
 import type { RecordAnswer } from "../../idempotency/write-once.ts";
-import { mapRecord } from "../mapping/apply-mapping.ts";
 import { staleLifecycleRevision } from "../stale-revision.ts";
 import { activeCollection } from "./collection-status.ts";
 

@@ -1,4 +1,4 @@
-import { AppError, type MappingDefinition, PublishInteractionRequest } from "@als/contract";
+import { AppError, type MappingDefinition, PublishInteractionRequest, RetrievedLearning } from "@als/contract";
 import {
   type CollectionRecord,
   dataSourceCollections,
@@ -8,12 +8,12 @@ import {
   type ImportPhase,
   type Scope,
 } from "@als/db";
+import { type MappedInteraction, mapRecord, resolvePointer, type SupportingContext } from "@als/sources";
+import type { z } from "zod";
 import type { CoreDeps } from "../../deps.ts";
 import type { Orchestrator } from "../../durable/orchestrator.ts";
 import { LeaseLost } from "../../durable/step-outcome.ts";
 import { publishInteractions } from "../../interactions/publish-interactions.ts";
-import { type MappedInteraction, mapRecord } from "../mapping/apply-mapping.ts";
-import { resolvePointer } from "../mapping/json-pointer.ts";
 
 /** A trace record over this many bytes (as JSON) is held `oversized` rather than mapped and kept. */
 export const MAX_IMPORTED_RECORD_BYTES = 1024 * 1024;
@@ -24,7 +24,7 @@ const SOURCE_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,127}$/;
 /** What became of one trace; `over_budget`: not imported, the backfill's budget is spent. */
 export type TraceOutcome = "imported" | "duplicates" | "held" | "excluded" | "over_budget";
 
-/** A trace to import: the provider's id and start, and its root record. */
+/** A trace to import: the provider's id and start, and its root record (with its supporting context at `/supporting_spans` once read). */
 export interface TraceToImport {
   id: string;
   started_at: number;
@@ -114,19 +114,43 @@ function learningCollectedBy(run: ImportRun, orchestrator: Orchestrator | undefi
   };
 }
 
-/** The publish a ready record becomes: its input as the user's turn, its output as the agent's, one request per trace. */
+/**
+ * The publish a ready record becomes: its input as the user's turn, its output as the agent's, one
+ * request per trace. The agent's turn (the last one) carries the trace's tool calls and retrievals as
+ * `tools_used`, and the learnings the `references` pointer names as `retrieved_learnings`.
+ */
 function publishRequestOf(trace: TraceToImport, interaction: MappedInteraction) {
   const createdAt = interaction.created_at ?? trace.started_at;
-  const turns = [
+  const turns: Record<string, unknown>[] = [
     ...(interaction.input === null ? [] : [{ role: "User", content: interaction.input, created_at: createdAt }]),
     ...(interaction.output === null ? [] : [{ role: "Agent", content: interaction.output, created_at: createdAt }]),
   ];
+  const tools = supportingOf(trace.record)?.tools ?? [];
+  const learnings = retrievedLearningsOf(interaction.references);
+  if (turns.length > 0 && (tools.length > 0 || learnings.length > 0)) {
+    turns[turns.length - 1] = { ...turns.at(-1), tools_used: tools, retrieved_learnings: learnings };
+  }
   return PublishInteractionRequest.safeParse({
     user_id: interaction.user_id,
     session_id: interaction.session_id ?? `trace:${trace.id}`,
     interaction_data_list: turns,
     source: interaction.source !== null && SOURCE_PATTERN.test(interaction.source) ? interaction.source : DEFAULT_SOURCE,
     ...(interaction.agent_version !== null && { agent_version: interaction.agent_version }),
+  });
+}
+
+/** The supporting context a trace's record carries, when its spans were read. */
+function supportingOf(record: unknown): SupportingContext | null {
+  const context = record !== null && typeof record === "object" ? (record as { supporting_spans?: unknown }).supporting_spans : undefined;
+  return context !== null && typeof context === "object" && Array.isArray((context as SupportingContext).tools) ? (context as SupportingContext) : null;
+}
+
+/** The entries of a `references` value that are learnings of the service (kind and id); anything else is not one. */
+function retrievedLearningsOf(references: unknown): z.output<typeof RetrievedLearning>[] {
+  if (!Array.isArray(references)) return [];
+  return references.flatMap((entry) => {
+    const parsed = RetrievedLearning.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
   });
 }
 

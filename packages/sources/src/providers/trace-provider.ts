@@ -80,8 +80,9 @@ export interface TraceProvider {
   /** A page of root traces started in [start, end) that pass every filter. */
   pageTraces(request: TracePageRequest): Promise<TracePage>;
   /**
-   * The spans of one trace (root included) in the provider's order. `startedAt` (Unix seconds, the
-   * trace's start) bounds the read where the provider's query needs a time window.
+   * The spans of one trace (root included) in the provider's order, `maxSpans` at most (unset: the
+   * adapter's own bound). `startedAt` (Unix seconds, the trace's start) bounds the read where the
+   * provider's query needs a time window.
    */
-  relatedSpans(externalProjectId: string, traceId: string, startedAt: number): Promise<Record<string, unknown>[]>;
+  relatedSpans(externalProjectId: string, traceId: string, startedAt: number, maxSpans?: number): Promise<Record<string, unknown>[]>;
 }

@@ -7,7 +7,7 @@ import {
   type TraceFilter,
   type TraceProvider,
   TraceProviderError,
-} from "@als/core";
+} from "@als/sources";
 import { BRAINTRUST_KEY, startBraintrustServer } from "@als/test-support/trace-providers/braintrust-server.ts";
 import { LANGFUSE_KEYS, startLangfuseServer } from "@als/test-support/trace-providers/langfuse-server.ts";
 import { LANGSMITH_KEY, LANGSMITH_WORKSPACE, startLangsmithServer } from "@als/test-support/trace-providers/langsmith-server.ts";

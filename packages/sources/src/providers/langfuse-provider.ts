@@ -95,28 +95,31 @@ export function langfuseProvider(baseUrl: string, publicKey: string, secretKey: 
       return { traces, next_cursor: cursor === null ? null : `${V2_CURSOR}${cursor}`, filter_execution: pushed.execution, endpoint: V2 };
     },
 
-    async relatedSpans(_externalProjectId, traceId) {
+    async relatedSpans(_externalProjectId, traceId, _startedAt, maxSpans = OBSERVATION_PAGE * MAX_OBSERVATION_PAGES) {
       const spans: Record<string, unknown>[] = [];
       let cursor: string | null = null;
-      for (let page = 0; page < MAX_OBSERVATION_PAGES; page++) {
-        const body = await getV2({ traceId, fields: SPAN_FIELDS, limit: String(OBSERVATION_PAGE), ...(cursor !== null && { cursor }) });
-        if (body === null) return legacySpans(traceId);
+      for (let page = 0; page < MAX_OBSERVATION_PAGES && spans.length < maxSpans; page++) {
+        const limit = Math.min(OBSERVATION_PAGE, maxSpans - spans.length);
+        const body = await getV2({ traceId, fields: SPAN_FIELDS, limit: String(limit), ...(cursor !== null && { cursor }) });
+        if (body === null) return legacySpans(traceId, maxSpans);
         spans.push(...listIn(body, "data").map(withParsedIo));
         cursor = textOrNull((body as { meta?: { cursor?: unknown } }).meta?.cursor);
         if (cursor === null) break;
       }
-      return spans;
+      return spans.slice(0, maxSpans);
     },
   };
 
-  async function legacySpans(traceId: string): Promise<Record<string, unknown>[]> {
+  async function legacySpans(traceId: string, maxSpans: number): Promise<Record<string, unknown>[]> {
     const spans: Record<string, unknown>[] = [];
-    for (let page = 1; page <= MAX_OBSERVATION_PAGES; page++) {
-      const { body } = await get("/api/public/observations", { traceId, page: String(page), limit: String(OBSERVATION_PAGE) });
+    // Page numbers need one page size throughout: the last page is cut locally.
+    const limit = Math.min(OBSERVATION_PAGE, maxSpans);
+    for (let page = 1; page <= MAX_OBSERVATION_PAGES && spans.length < maxSpans; page++) {
+      const { body } = await get("/api/public/observations", { traceId, page: String(page), limit: String(limit) });
       spans.push(...listIn(body, "data"));
       if (page >= Number((body as { meta?: { totalPages?: unknown } }).meta?.totalPages ?? 0)) break;
     }
-    return spans;
+    return spans.slice(0, maxSpans);
   }
 }
 

@@ -68,17 +68,18 @@ export function braintrustProvider(baseUrl: string, apiKey: string, now: () => n
       return { traces, next_cursor: next, filter_execution: pushed.execution };
     },
 
-    async relatedSpans(externalProjectId, traceId) {
+    async relatedSpans(externalProjectId, traceId, _startedAt, maxSpans = BRAINTRUST_SPAN_LIMIT) {
+      const limit = Math.min(maxSpans, BRAINTRUST_SPAN_LIMIT);
       const spans: Record<string, unknown>[] = [];
       let cursor: string | null = null;
-      for (let page = 0; page < MAX_SPAN_PAGES && spans.length < BRAINTRUST_SPAN_LIMIT; page++) {
+      for (let page = 0; page < MAX_SPAN_PAGES && spans.length < limit; page++) {
         const { rows, next } = await btql(
           [
             "select: *",
             `from: project_logs(${quoted(safeId(externalProjectId))}) spans`,
             `filter: root_span_id = ${quoted(safeId(traceId))}`,
             "sort: created asc",
-            `limit: ${BRAINTRUST_SPAN_LIMIT - spans.length}`,
+            `limit: ${limit - spans.length}`,
           ],
           cursor,
         );

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { MappingDefinition } from "@als/contract";
-import { applyTextTransform, MAX_SELECTED_TEXT_CHARS, MAX_TEXT_BLOCKS, mapRecord, matchingRules, resolvePointer, upgradeTextPaths } from "@als/core";
+import { applyTextTransform, MAX_SELECTED_TEXT_CHARS, MAX_TEXT_BLOCKS, mapRecord, matchingRules, resolvePointer, upgradeTextPaths } from "@als/sources";
 
 // The mapping engine is pure: definitions are parsed by the contract's schema, records are any JSON.
 

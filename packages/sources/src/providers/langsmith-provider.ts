@@ -111,18 +111,20 @@ export function langsmithProvider(baseUrl: string, apiKey: string, workspaceId: 
       };
     },
 
-    async relatedSpans(externalProjectId, traceId, startedAt) {
+    async relatedSpans(externalProjectId, traceId, startedAt, maxSpans = SPAN_PAGE * MAX_SPAN_PAGES) {
       const spans: Record<string, unknown>[] = [];
       let cursor: string | null = null;
       // A trace's runs start at or after its root; a day bounds how long one trace runs.
       const window = { start: startedAt, end: startedAt + 86_400 };
-      for (let page = 0; page < MAX_SPAN_PAGES; page++) {
-        const { runs, next } = await queryRuns({ project: externalProjectId, trace: traceId, ...window, limit: SPAN_PAGE }, cursor);
+      // One page size throughout a cursor's walk; the last page is cut locally.
+      const limit = Math.min(SPAN_PAGE, maxSpans);
+      for (let page = 0; page < MAX_SPAN_PAGES && spans.length < maxSpans; page++) {
+        const { runs, next } = await queryRuns({ project: externalProjectId, trace: traceId, ...window, limit }, cursor);
         spans.push(...runs);
         cursor = next;
         if (cursor === null) break;
       }
-      return spans;
+      return spans.slice(0, maxSpans);
     },
   };
 }
