@@ -163,9 +163,21 @@ describe("a collection per provider", () => {
       expect(preview.body.dispositions.map((d: { disposition: string }) => d.disposition)).toEqual(Array(5).fill("import"));
       const wrong = await call(prefix, "POST", `/streams/${stream.stream_id}/retry`, { ...retryInput, preview_digest: "0".repeat(64) });
       expect(wrong.status).toBe(409);
-      const retried = await call(prefix, "POST", `/streams/${stream.stream_id}/retry`, { ...retryInput, preview_digest: preview.body.preview_digest });
+      // Sent again under its Idempotency-Key (a lost answer), the retry answers as the first did instead of 409.
+      const retry = () =>
+        env.svc.call(
+          "POST",
+          `${prefix.base}/streams/${stream.stream_id}/retry`,
+          { ...retryInput, preview_digest: preview.body.preview_digest },
+          {
+            ...prefix.headers(),
+            "idempotency-key": `retry-${source.provider}-${prefix.name}`,
+          },
+        );
+      const retried = await retry();
       expect(retried.status).toBe(202);
       expect(retried.body).toMatchObject({ queued: true, lifecycle_revision: 5 });
+      expect(await retry()).toEqual(retried);
       await env.svc.learningIdle();
       status = (await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body;
       expect(status).toMatchObject({ held: 0, lifecycle_revision: 5 });
@@ -263,6 +275,24 @@ describe("collection rules", () => {
 
     expect((await call(prefix, "POST", operations, { lifecycle_revision: 6, operation: "stop" })).body.state).toBe("stopped");
     expect((await call(prefix, "POST", operations, { lifecycle_revision: 7, operation: "resume" })).status).toBe(409);
+  }, 120_000);
+
+  test("an activation sent again with its Idempotency-Key answers as the first, once activated; another body under the key answers 422", async () => {
+    env.svc.clock.now = NOW;
+    const { stream } = await validatedStream(prefix, source);
+    const body = { stream_revision: stream.revision, mapping_revision: 1, history_start: NOW - 7200, history_end: NOW - 3000 };
+    const activate = (sent: object) =>
+      env.svc.call("POST", `${prefix.base}/streams/${stream.stream_id}/activate`, sent, { ...prefix.headers(), "idempotency-key": "activate-once" });
+    const [first, second] = await Promise.all([activate(body), activate(body)]);
+    expect(first.status).toBe(202);
+    expect(second).toEqual(first);
+    expect(await activate(body)).toEqual(first);
+    const reused = await activate({ ...body, history_end: NOW - 3001 });
+    expect([reused.status, reused.body.error]).toEqual([422, "idempotency_key_reused"]);
+    // Without the key, a second activation is still refused as one.
+    expect((await call(prefix, "POST", `/streams/${stream.stream_id}/activate`, body)).status).toBe(409);
+    await env.svc.learningIdle();
+    expect((await call(prefix, "GET", `/streams/${stream.stream_id}/status`)).body.lifecycle_revision).toBe(1);
   }, 120_000);
 
   test("traffic filters of trace_provider_b cannot be edited after activation (422 naming filters)", async () => {

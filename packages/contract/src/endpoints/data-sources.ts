@@ -253,6 +253,7 @@ const ACTIONS = {
     output: CollectionStatus,
     successStatus: 202,
     errors: ["conflict"],
+    idempotencyKey: true,
   },
   status: {
     method: "GET",
@@ -332,6 +333,7 @@ const ACTIONS = {
     output: RetryAccepted,
     successStatus: 202,
     errors: ["conflict"],
+    idempotencyKey: true,
   },
   evidence: {
     method: "GET",

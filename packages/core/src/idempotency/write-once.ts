@@ -1,7 +1,7 @@
 import type { Scope, Sql } from "@als/db";
 import { idempotencyKeys } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { type IdempotencyKey, KeyTaken, recordKeyOrThrow, refuseOtherRequest } from "./idempotency-key.ts";
+import { type IdempotencyKey, recordKeyOrThrow, refuseOtherRequest } from "./idempotency-key.ts";
 
 /**
  * Records the key and the answer in the write's transaction (see writeOnce); undefined without a key.
@@ -13,8 +13,8 @@ export type RecordAnswer<A> = ((tx: Sql, answer: A, userId?: string) => Promise<
  * A write whose whole answer is known inside its transaction (an add_* of records), made at most once
  * per idempotency key: `write` calls `record` in its transaction with the answer it will give, so the
  * key and its answer commit with the write or not at all. A retry under the key gets that answer
- * again; a retry racing the first attempt waits for its transaction (PostgreSQL holds the key's row)
- * and answers as it. `userId`: the user the write is about, for the key's erasure (null: several or
+ * again; a retry racing the first attempt waits for its transaction (PostgreSQL holds the key's row,
+ * or the rows the write changes) and answers as it. `userId`: the user the write is about, for the key's erasure (null: several or
  * none, or one `write` names when it records).
  */
 export async function writeOnce<A extends object>(
@@ -32,7 +32,8 @@ export async function writeOnce<A extends object>(
       recordKeyOrThrow(deps, tx, scope, key, { userId: writtenFor ?? userId, outcome: {}, answer: answer as Record<string, unknown> }),
     );
   } catch (error) {
-    if (!(error instanceof KeyTaken)) throw error;
+    // An attempt racing the first may lose to it on the key (KeyTaken) or on the write's own check
+    // (a 409 for the stream the first one activated): the first's committed answer is its answer too.
     const first = await answerUnder<A>(deps, scope, key);
     if (!first) throw error;
     return first;

@@ -1,6 +1,8 @@
 import { AppError, type CollectionStatus, INITIAL_BACKFILL_UNITS } from "@als/contract";
 import { dataSourceCollections, dataSources, type Scope, type StreamRecord } from "@als/db";
+import { getProjectConfig } from "../../config/project-config.ts";
 import type { CoreDeps } from "../../deps.ts";
+import type { RecordAnswer } from "../../idempotency/write-once.ts";
 import { staleRevision } from "../stale-revision.ts";
 import { liveStream, validatedDraft } from "../stream-drafts.ts";
 import { toCollectionStatus } from "./collection-status.ts";
@@ -20,7 +22,13 @@ interface ActivateInput {
  * revision advances and the connection stops being an expiring setup draft. The work itself is the
  * collection's durable step (runCollectionStep).
  */
-export async function activateStream(deps: CoreDeps, scope: Scope, input: ActivateInput): Promise<CollectionStatus> {
+export async function activateStream(
+  deps: CoreDeps,
+  scope: Scope,
+  input: ActivateInput,
+  /** An Idempotency-Key's (see writeOnce): the status answered is the answer kept with the key. */
+  record?: RecordAnswer<CollectionStatus>,
+): Promise<CollectionStatus> {
   const now = deps.now();
   const stream = await liveStream(deps, scope, input.stream_id);
   if (stream.revision !== input.stream_revision) throw staleRevision("stream", input.stream_id, stream.revision, input.stream_revision);
@@ -28,6 +36,7 @@ export async function activateStream(deps: CoreDeps, scope: Scope, input: Activa
   if (!connection) throw AppError.notFound(`stream '${input.stream_id}'`);
   const draft = await validatedDraft(deps, scope, input.stream_id, input.mapping_revision);
   const history = historyRange(stream, input, now);
+  const config = await getProjectConfig(deps, scope);
   const activated = await deps.db.transaction(async (tx) => {
     if (await dataSourceCollections.findCollection(tx, scope, input.stream_id)) {
       throw new AppError("conflict", `stream ${input.stream_id} is already activated: read its status`);
@@ -63,11 +72,13 @@ export async function activateStream(deps: CoreDeps, scope: Scope, input: Activa
       next_run_at: now,
       created_at: now,
     });
-    return { stream: saved, collection };
+    const status = await toCollectionStatus(deps, scope, saved, collection, { tx, config });
+    await record?.(tx, status);
+    return status;
   });
   if (!activated) throw staleRevision("stream", input.stream_id, (await liveStream(deps, scope, input.stream_id)).revision, input.stream_revision);
   await deps.orchestrator?.schedule("collection", scope, input.stream_id);
-  return toCollectionStatus(deps, scope, activated.stream, activated.collection);
+  return activated;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { AppError, type CollectionStatus, type DataSourceProvider } from "@als/contract";
-import { type CollectionRecord, dataSourceCollections, dataSourceHeld, type ImportPhase, type Scope, type StreamRecord } from "@als/db";
+import { AppError, type CollectionStatus, type DataSourceProvider, type ProjectConfig } from "@als/contract";
+import { type CollectionRecord, dataSourceCollections, dataSourceHeld, type ImportPhase, type Scope, type Sql, type StreamRecord } from "@als/db";
 import { getProjectConfig } from "../../config/project-config.ts";
 import type { CoreDeps } from "../../deps.ts";
 import { filterExecutionOf } from "../filter-execution.ts";
@@ -32,13 +32,23 @@ const countsOf = (collection: CollectionRecord, phase: ImportPhase) => {
   };
 };
 
-/** The wire form: state names from the stored state and the backfill's progress (see COLLECTION_STATES). */
-export async function toCollectionStatus(deps: CoreDeps, scope: Scope, stream: StreamRecord, collection: CollectionRecord): Promise<CollectionStatus> {
-  const [held, cooldown, config] = await Promise.all([
-    dataSourceHeld.countHeld(deps.db, scope, collection.stream_id),
-    dataSourceCollections.connectionCooldown(deps.db, scope, collection.connection_id),
-    getProjectConfig(deps, scope),
-  ]);
+/**
+ * The wire form: state names from the stored state and the backfill's progress (see COLLECTION_STATES).
+ * `within`: a transaction to read in, with the project's configuration read before it (a read on the
+ * pool while the transaction holds PGlite's one connection would wait for the transaction's end).
+ */
+export async function toCollectionStatus(
+  deps: CoreDeps,
+  scope: Scope,
+  stream: StreamRecord,
+  collection: CollectionRecord,
+  within?: { tx: Sql; config: ProjectConfig },
+): Promise<CollectionStatus> {
+  const db = within?.tx ?? deps.db;
+  // One statement at a time: in a transaction, statements sent together would fail together.
+  const held = await dataSourceHeld.countHeld(db, scope, collection.stream_id);
+  const cooldown = await dataSourceCollections.connectionCooldown(db, scope, collection.connection_id);
+  const config = within?.config ?? (await getProjectConfig(deps, scope));
   const state = collection.state !== "active" ? collection.state : collection.backfill_status === "importing" ? "backfilling" : "collecting";
   return {
     stream_id: collection.stream_id,

@@ -3,6 +3,7 @@ import { AppError, HELD_PAGE_SIZE, type HeldPage, type MappingDefinition, type R
 import { type CollectionRecord, dataSourceCollections, dataSourceHeld, type HeldRecord, type Scope } from "@als/db";
 import canonicalize from "canonicalize";
 import type { CoreDeps } from "../../deps.ts";
+import type { RecordAnswer } from "../../idempotency/write-once.ts";
 import { mapRecord } from "../mapping/apply-mapping.ts";
 import { staleLifecycleRevision } from "../stale-revision.ts";
 import { activeCollection } from "./collection-status.ts";
@@ -95,6 +96,9 @@ function dispositionOf(definition: MappingDefinition, record: HeldRecord): Retry
   return { trace_id, disposition: "keep_held", reasons: mapped.reasons };
 }
 
+/** retry's answer: the preview applied, at the lifecycle revision it advanced to. */
+type AppliedRetry = RetryPreview & { queued: true };
+
 /** retry-preview: the dispositions and their digest; changes nothing. */
 export async function previewRetry(deps: CoreDeps, scope: Scope, input: RetryInput): Promise<RetryPreview> {
   return (await proposeDispositions(deps, scope, input)).preview;
@@ -105,7 +109,13 @@ export async function previewRetry(deps: CoreDeps, scope: Scope, input: RetryInp
  * names: records to import are queued for the collection's step (it imports them exactly once),
  * discarded ones dropped; the lifecycle revision advances.
  */
-export async function applyRetry(deps: CoreDeps, scope: Scope, input: RetryInput & { preview_digest: string }): Promise<RetryPreview & { queued: true }> {
+export async function applyRetry(
+  deps: CoreDeps,
+  scope: Scope,
+  input: RetryInput & { preview_digest: string },
+  /** An Idempotency-Key's (see writeOnce): the applied preview is the answer kept with the key. */
+  record?: RecordAnswer<AppliedRetry>,
+): Promise<AppliedRetry> {
   const { preview } = await proposeDispositions(deps, scope, input);
   if (preview.preview_digest !== input.preview_digest) {
     throw new AppError("conflict", "the held records or the mapping changed since the preview: preview the retry again and send its preview_digest");
@@ -116,12 +126,14 @@ export async function applyRetry(deps: CoreDeps, scope: Scope, input: RetryInput
     const advanced = await dataSourceCollections.advanceLifecycle(tx, scope, input.stream_id, input.lifecycle_revision, "", [], deps.now());
     if (!advanced) return undefined;
     await dataSourceHeld.applyDispositions(tx, scope, input.stream_id, queue, discard);
-    return advanced;
+    const answer: AppliedRetry = { ...preview, lifecycle_revision: advanced.lifecycle_revision, queued: true };
+    await record?.(tx, answer);
+    return { state: advanced.state, answer };
   });
   if (!applied) {
     const current = (await activeCollection(deps, scope, input.stream_id)).collection.lifecycle_revision;
     throw staleLifecycleRevision(input.stream_id, current, input.lifecycle_revision);
   }
   if (applied.state === "active") await deps.orchestrator?.schedule("collection", scope, input.stream_id);
-  return { ...preview, lifecycle_revision: applied.lifecycle_revision, queued: true };
+  return applied.answer;
 }
