@@ -13,12 +13,10 @@
  * to stderr, the report to stdout.
  */
 import { parseArgs } from "node:util";
-import type { Subprocess } from "bun";
-import postgres from "postgres";
-import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "../test/support/server-process.ts";
-import { BRAINTRUST_KEY, type BraintrustData, startBraintrustServer } from "../test/support/trace-providers/braintrust-server.ts";
-import { LANGFUSE_KEYS, type LangfuseData, startLangfuseServer } from "../test/support/trace-providers/langfuse-server.ts";
-import { LANGSMITH_KEY, type LangsmithData, startLangsmithServer } from "../test/support/trace-providers/langsmith-server.ts";
+import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "@als/test-support/server-process.ts";
+import { BRAINTRUST_KEY, type BraintrustData, startBraintrustServer } from "@als/test-support/trace-providers/braintrust-server.ts";
+import { LANGFUSE_KEYS, type LangfuseData, startLangfuseServer } from "@als/test-support/trace-providers/langfuse-server.ts";
+import { LANGSMITH_KEY, type LangsmithData, startLangsmithServer } from "@als/test-support/trace-providers/langsmith-server.ts";
 import {
   braintrustData,
   braintrustTraffic,
@@ -27,7 +25,9 @@ import {
   SYNTHETIC_MAPPING_FIELDS,
   SYNTHETIC_PROJECTS,
   type TrafficShape,
-} from "../test/support/trace-providers/synthetic-traffic.ts";
+} from "@als/test-support/trace-providers/synthetic-traffic.ts";
+import type { Subprocess } from "bun";
+import postgres from "postgres";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
 import { hostFacts, loadAverage } from "./lib/machine.ts";
 import { postgresUrlOption } from "./lib/options.ts";

@@ -1,10 +1,10 @@
+import { startFakeLlmServer } from "@als/test-support/llm-server.ts";
+import { scriptedReply } from "@als/test-support/scripted-llm.ts";
+import { randomPort, spawnServer, spawnWorker, until } from "@als/test-support/server-process.ts";
+import { startTcpProxy, type TcpProxy } from "@als/test-support/tcp-proxy.ts";
 import { Connection } from "@temporalio/client";
 import type { Subprocess } from "bun";
 import postgres from "postgres";
-import { startFakeLlmServer } from "../support/llm-server.ts";
-import { scriptedReply } from "../support/scripted-llm.ts";
-import { randomPort, spawnServer, spawnWorker, until } from "../support/server-process.ts";
-import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
 
 /**
  * The bounds the chaos suite runs the processes with: short, so an outage shows within seconds.

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { until } from "@als/test-support/server-process.ts";
 import postgres from "postgres";
-import { until } from "../support/server-process.ts";
 import { BOUNDS, type ChaosService, startChaosService } from "./chaos-service.ts";
 
 // Full mode only: the test database lives in a tablespace on a small tmpfs that the test fills.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createFreshDatabase } from "../support/postgres-database.ts";
+import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import { BOUNDS, type ChaosService, startChaosService } from "./chaos-service.ts";
 
 // Full mode: a real API server process on PostgreSQL, overloaded with long searches from outside.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
+import { until } from "@als/test-support/server-process.ts";
 import postgres from "postgres";
-import { createFreshDatabase } from "../support/postgres-database.ts";
-import { until } from "../support/server-process.ts";
 import { type Answer, BOUNDS, type ChaosService, keepCalling, reasonOf, requestIdOf, startChaosService } from "./chaos-service.ts";
 
 // Full mode only: a real API server process and a real worker process on PostgreSQL and Temporal,

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
+import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "@als/test-support/server-process.ts";
 import type { Subprocess } from "bun";
-import { createFreshDatabase } from "../support/postgres-database.ts";
-import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "../support/server-process.ts";
 
 /**
  * The address HAProxy connects to the API processes from (its `source`), and the only one they
@@ -90,19 +90,26 @@ export async function startBalancedDeployment(name: string, env: Record<string, 
       "  balance roundrobin",
       `  source ${BALANCER_SOURCE}`,
       "  http-response set-header x-served-by %s",
-      `  server api-1 127.0.0.1:${apiPorts[0]}`,
-      `  server api-2 127.0.0.1:${apiPorts[1]}`,
+      // As operators run it: a process that stops accepting connections is taken out of the rotation
+      // within half a second, and a request whose connection was refused goes to the other one.
+      "  option redispatch",
+      "  retries 2",
+      `  server api-1 127.0.0.1:${apiPorts[0]} check inter 500 fall 1 rise 2`,
+      `  server api-2 127.0.0.1:${apiPorts[1]} check inter 500 fall 1 rise 2`,
       "",
     ].join("\n"),
   );
   // The first server runs the migrations; the second starts once they are done.
-  processes.push(spawnServer(apiPorts[0], serviceEnv));
+  const apis = [spawnServer(apiPorts[0], serviceEnv)];
   await until(async () => ((await fetch(`http://127.0.0.1:${apiPorts[0]}/health`).catch(() => undefined))?.status === 200 ? true : undefined), 90_000);
-  processes.push(spawnServer(apiPorts[1], serviceEnv), spawnWorker(serviceEnv), spawnWorker(serviceEnv));
+  apis.push(spawnServer(apiPorts[1], serviceEnv));
+  const workers = [spawnWorker(serviceEnv), spawnWorker(serviceEnv)];
+  processes.push(...apis, ...workers);
+  await until(async () => ((await fetch(`http://127.0.0.1:${apiPorts[1]}/health`).catch(() => undefined))?.status === 200 ? true : undefined), 90_000);
+  // The balancer once both answer, so that its health checks find both up from the start.
   processes.push(Bun.spawn(["haproxy", "-db", "-f", configFile], { stdout: "ignore", stderr: "inherit" }));
   const url = `http://127.0.0.1:${balancerPort}`;
   await until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.status === 200 ? true : undefined), 90_000);
-  await until(async () => ((await fetch(`http://127.0.0.1:${apiPorts[1]}/health`).catch(() => undefined))?.status === 200 ? true : undefined), 90_000);
 
   /** Runs the operator CLI on the deployment's database (`scripts/als`): `stdin` is piped to it. */
   async function operator(args: string[], stdin = ""): Promise<any> {
@@ -118,8 +125,14 @@ export async function startBalancedDeployment(name: string, env: Record<string, 
     return JSON.parse(output);
   }
 
+  /** kill -9 of the API process HAProxy names `api-N`, or of worker N (1-based). */
+  async function kill(which: `api-${1 | 2}` | `worker-${1 | 2}`): Promise<void> {
+    const [role, n] = which.split("-") as ["api" | "worker", string];
+    await stopProcess((role === "api" ? apis : workers)[Number(n) - 1]!, "SIGKILL");
+  }
+
   async function close(): Promise<void> {
-    await Promise.all(processes.map((each) => stopProcess(each, "SIGTERM")));
+    await Promise.all(processes.filter((each) => each.exitCode === null && each.signalCode === null).map((each) => stopProcess(each, "SIGTERM")));
     rmSync(directory, { recursive: true, force: true });
     await database.drop();
   }
@@ -130,9 +143,30 @@ export async function startBalancedDeployment(name: string, env: Record<string, 
     /** Each API process directly, bypassing the balancer. */
     apiUrls: apiPorts.map((port) => `http://127.0.0.1:${port}`),
     databaseUrl: database.url,
+    taskQueue,
     operator,
+    kill,
     close,
   };
 }
 
 export type BalancedDeployment = Awaited<ReturnType<typeof startBalancedDeployment>>;
+
+/**
+ * An organisation made with the operator CLI, its owner signed in through the balancer from the
+ * loopback address `client`: the owner's session and a new API key of its default project.
+ */
+export async function organisationWithKey(deployment: BalancedDeployment, client: string, password: string): Promise<{ session: string; apiKey: string }> {
+  const email = `owner-${crypto.randomUUID()}@acme.example`;
+  await deployment.operator(["org", "create", "--name", "Acme", "--owner-email", email, "--owner-password-stdin"], `${password}\n`);
+  const login = await postFrom(client, `${deployment.url}/api/account/login`, { email, password });
+  if (login.status !== 200) throw new Error(`the owner's sign-in answered ${login.status}: ${JSON.stringify(login.body)}`);
+  const created = await postFrom(
+    client,
+    `${deployment.url}/api/account/api-keys`,
+    { name: "balanced deployment", project_id: "default" },
+    { authorization: `Bearer ${login.body.token}` },
+  );
+  if (created.status !== 201) throw new Error(`creating an API key answered ${created.status}: ${JSON.stringify(created.body)}`);
+  return { session: login.body.token, apiKey: created.body.key };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { type BalancedDeployment, postFrom, startBalancedDeployment } from "./balanced-deployment.ts";
+import { type BalancedDeployment, organisationWithKey, startBalancedDeployment } from "./balanced-deployment.ts";
 
 // What one API process changes, the other acts on: state the processes share through the database
 // (credentials, configuration, retried writes), in a deployment of two API processes and two
@@ -17,19 +17,7 @@ let sql: postgres.Sql;
 
 beforeAll(async () => {
   deployment = await startBalancedDeployment("balanced-state");
-  const email = `owner-${crypto.randomUUID()}@acme.example`;
-  await deployment.operator(["org", "create", "--name", "Acme", "--owner-email", email, "--owner-password-stdin"], `${PASSWORD}\n`);
-  const login = await postFrom(CLIENT, `${deployment.url}/api/account/login`, { email, password: PASSWORD });
-  expect(login.status).toBe(200);
-  session = login.body.token;
-  const created = await postFrom(
-    CLIENT,
-    `${deployment.url}/api/account/api-keys`,
-    { name: "config", project_id: "default" },
-    { authorization: `Bearer ${session}` },
-  );
-  expect(created.status).toBe(201);
-  apiKey = created.body.key;
+  ({ session, apiKey } = await organisationWithKey(deployment, CLIENT, PASSWORD));
   sql = postgres(deployment.databaseUrl, { max: 1, onnotice: () => {} });
 }, 180_000);
 afterAll(async () => {

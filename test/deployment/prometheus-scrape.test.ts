@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Deployment, startableDeployment } from "@als/test-support/deployment.ts";
+import { randomPort, until } from "@als/test-support/server-process.ts";
 import type { Subprocess } from "bun";
-import { type Deployment, startableDeployment } from "../support/deployment.ts";
-import { randomPort, until } from "../support/server-process.ts";
 
 // Debian's Prometheus (scripts/install-prometheus.sh) scrapes the API and the worker on loopback
 // every second, as an operator's would, with the alert rules of infra/prometheus/alert-rules.yml

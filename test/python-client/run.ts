@@ -16,9 +16,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startFakeLlmServer } from "@als/test-support/llm-server.ts";
+import { ensurePythonVenv } from "@als/test-support/python-venv.ts";
 import type { Subprocess } from "bun";
-import { startFakeLlmServer } from "../support/llm-server.ts";
-import { ensurePythonVenv } from "../support/python-venv.ts";
 import { pythonClientReply } from "./scripted-llm.ts";
 
 /** The colour codes pytest may write, removed before its closing line is read. */

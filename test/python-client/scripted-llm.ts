@@ -1,5 +1,5 @@
-import type { FakeLlmReply, FakeLlmRequest } from "../support/llm-server.ts";
-import { scriptedReply } from "../support/scripted-llm.ts";
+import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.ts";
+import { scriptedReply } from "@als/test-support/scripted-llm.ts";
 
 /**
  * The deterministic model behind the Python-client suite: the learning scripts of

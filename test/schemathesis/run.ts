@@ -16,8 +16,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensurePythonVenv } from "../support/python-venv.ts";
-import { randomPort, spawnServer, until } from "../support/server-process.ts";
+import { ensurePythonVenv } from "@als/test-support/python-venv.ts";
+import { randomPort, spawnServer, until } from "@als/test-support/server-process.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PYTHONS = ["/root/.pyenv/versions/3.12.1/bin/python3.12", "python3.12"];

@@ -4,12 +4,12 @@ import { resolve } from "node:path";
 import { DEFAULT_SESSION_INACTIVITY_SECONDS } from "@als/core";
 import { organizations } from "@als/db";
 import { createOrganization, openSession } from "@als/identity";
+import { ensureConsoleBuilt } from "@als/test-support/console-build.ts";
+import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.ts";
+import { STAGING_QUESTION, scriptedReply, startScriptedLlm } from "@als/test-support/scripted-llm.ts";
+import { startTestService, type TestService } from "@als/test-support/service.ts";
+import { bearer } from "@als/test-support/tenants.ts";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { ensureConsoleBuilt } from "../../../test/support/console-build.ts";
-import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
-import { STAGING_QUESTION, scriptedReply, startScriptedLlm } from "../../../test/support/scripted-llm.ts";
-import { startTestService, type TestService } from "../../../test/support/service.ts";
-import { bearer } from "../../../test/support/tenants.ts";
 
 // The operator console in Debian's chromium, driven by playwright-core, against the real server
 // listening on a port (hosted mode: every call needs a credential) with the scripted LLM. The member

@@ -4,12 +4,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { NewUserPlaybook } from "@als/contract";
-import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
-import { agentPlaybooks, type Scope } from "@als/db";
-import type { FakeLlmReply } from "../../../test/support/llm-server.ts";
-import { registerProject } from "../../../test/support/register-project.ts";
-import { openFullModeEnvironment, orchestratorOn, spawnWorker, stopWorker } from "./worker-process.ts";
+import { getAggregationOperation, startAggregationOperation, } from "@als/core";
+import { agentPlaybooks, } from "@als/db";
+import type { FakeLlmReply } from "@als/test-support/llm-server.ts";
+import { openFullModeEnvironment, SHIPPING_AGGREGATE, shippingPlaybooksProject, spawnWorker, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
 /** While set, aggregation calls hang until it resolves: an operation caught in the middle. */
@@ -19,32 +17,15 @@ const taskQueue = `aggregation-test-${randomUUID()}`;
 before(async () => {
   env = await openFullModeEnvironment(async (): Promise<FakeLlmReply> => {
     if (gate) await gate;
-    return {
-      json: {
-        restates_approved: false,
-        playbook_name: "Share tracking",
-        trigger: "The user asks where the parcel is",
-        content: "Share the tracking link and the carrier",
-        rationale: "Several users asked",
-        tags: ["shipping"],
-      },
-    };
+    return { json: SHIPPING_AGGREGATE };
   });
 });
 
 after(() => env?.close());
 
 test("an operation whose worker is killed mid-run completes exactly once on the next worker", { timeout: 240_000 }, async () => {
-  const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
-  const { db, embedder, client, llm, database } = env;
-  const deps: CoreDeps = { db, services: env.services, embedder, now: systemClock, orchestrator: orchestratorOn(client, taskQueue) };
-  await addUserPlaybooks(
-    deps,
-    scope,
-    ["Give the shipping tracking link", "Share the shipping tracking link", "Send the shipping tracking link"].map((content, i) =>
-      NewUserPlaybook.parse({ user_id: `u-${i}`, agent_version: "v1", trigger: "The user asks where the parcel is", content }),
-    ),
-  );
+  const { scope, deps } = await shippingPlaybooksProject(env, taskQueue);
+  const { db, client, llm, database } = env;
   let release!: () => void;
   gate = new Promise((resolve) => {
     release = resolve;

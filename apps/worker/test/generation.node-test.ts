@@ -8,8 +8,8 @@ import { createLlm } from "@als/ai";
 import { NewUserPlaybook, PublishInteractionRequest } from "@als/contract";
 import { addUserPlaybooks, type CoreDeps, getGenerationRun, publishInteractions, reviewUserPlaybooks, systemClock } from "@als/core";
 import { playbookReviews, type Scope, userPlaybooks } from "@als/db";
-import { registerProject } from "../../../test/support/register-project.ts";
-import { holdCall, scriptedReply, scriptedReview } from "../../../test/support/scripted-llm.ts";
+import { registerProject } from "@als/test-support/register-project.ts";
+import { holdCall, scriptedReply, scriptedReview } from "@als/test-support/scripted-llm.ts";
 import { openFullModeEnvironment, orchestratorOn, spawnWorker, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;

@@ -7,9 +7,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import { PublishInteractionRequest } from "@als/contract";
 import { type CoreDeps, learningStatusOf, publishInteractions, systemClock, waitForLearning } from "@als/core";
 import { learning, profiles, type Scope, userPlaybooks } from "@als/db";
-import type { FakeLlmReply, FakeLlmRequest } from "../../../test/support/llm-server.ts";
-import { registerProject } from "../../../test/support/register-project.ts";
-import { scriptedReply } from "../../../test/support/scripted-llm.ts";
+import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.ts";
+import { registerProject } from "@als/test-support/register-project.ts";
+import { scriptedReply } from "@als/test-support/scripted-llm.ts";
 import { openFullModeEnvironment, orchestratorOn, spawnWorker as spawnWorkerProcess, stopWorker } from "./worker-process.ts";
 
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;

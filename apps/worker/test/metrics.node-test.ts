@@ -4,29 +4,17 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { NewUserPlaybook } from "@als/contract";
-import { addUserPlaybooks, type CoreDeps, getAggregationOperation, startAggregationOperation, systemClock } from "@als/core";
-import type { Scope } from "@als/db";
-import { parseMetricsText, sampleValue } from "../../../test/support/metrics-text.ts";
-import { registerProject } from "../../../test/support/register-project.ts";
+import { getAggregationOperation, startAggregationOperation, } from "@als/core";
+import { parseMetricsText, sampleValue } from "@als/test-support/metrics-text.ts";
 import { freeLoopbackPort } from "../src/free-loopback-port.ts";
-import { openFullModeEnvironment, orchestratorOn, spawnWorker, stopWorker } from "./worker-process.ts";
+import { openFullModeEnvironment, SHIPPING_AGGREGATE, shippingPlaybooksProject, spawnWorker, stopWorker } from "./worker-process.ts";
 
 const TOKEN = "worker-metrics-token-0123456789";
 let env: Awaited<ReturnType<typeof openFullModeEnvironment>>;
 const taskQueue = `metrics-test-${randomUUID()}`;
 
 before(async () => {
-  env = await openFullModeEnvironment(async () => ({
-    json: {
-      restates_approved: false,
-      playbook_name: "Share tracking",
-      trigger: "The user asks where the parcel is",
-      content: "Share the tracking link and the carrier",
-      rationale: "Several users asked",
-      tags: ["shipping"],
-    },
-  }));
+  env = await openFullModeEnvironment(async () => ({ json: SHIPPING_AGGREGATE }));
 });
 
 after(() => env?.close());
@@ -42,22 +30,8 @@ async function scrape(port: number, authorization?: string): Promise<{ status: n
 }
 
 test("the worker serves its activities, its LLM calls and the Temporal SDK's metrics to the token's bearer", { timeout: 120_000 }, async () => {
-  const scope: Scope = await registerProject(env.db, { orgId: `org-${randomUUID().slice(0, 8)}`, projectId: "default" });
-  const { db, embedder, client, llm, database } = env;
-  const deps: CoreDeps = {
-    db,
-    services: env.services,
-    embedder,
-    now: systemClock,
-    orchestrator: orchestratorOn(client, taskQueue),
-  };
-  await addUserPlaybooks(
-    deps,
-    scope,
-    ["Give the shipping tracking link", "Share the shipping tracking link", "Send the shipping tracking link"].map((content, i) =>
-      NewUserPlaybook.parse({ user_id: `u-${i}`, agent_version: "v1", trigger: "The user asks where the parcel is", content }),
-    ),
-  );
+  const { scope, deps } = await shippingPlaybooksProject(env, taskQueue);
+  const { llm, database } = env;
   const port = await freeLoopbackPort();
   const worker = spawnWorker({
     databaseUrl: database.url,

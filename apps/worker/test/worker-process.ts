@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createEmbedder } from "@als/ai";
-import { createProcessServices, type Orchestrator } from "@als/core";
-import { openDatabase } from "@als/db";
+import { NewUserPlaybook } from "@als/contract";
+import { addUserPlaybooks, type CoreDeps, createProcessServices, type Orchestrator, systemClock } from "@als/core";
+import { openDatabase, type Scope } from "@als/db";
+import { type FakeLlmHandler, startFakeLlmServer } from "@als/test-support/llm-server.ts";
+import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
+import { registerProject } from "@als/test-support/register-project.ts";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
-import { type FakeLlmHandler, startFakeLlmServer } from "../../../test/support/llm-server.ts";
-import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const MODEL_DIR = `${ROOT}.cache/models/e5-small-v2-int8`;
@@ -78,4 +80,34 @@ export async function openFullModeEnvironment(llmHandler: FakeLlmHandler) {
       await database.drop();
     },
   };
+}
+
+/** What the fake LLM answers an aggregation of the shipping playbooks below with. */
+export const SHIPPING_AGGREGATE = {
+  restates_approved: false,
+  playbook_name: "Share tracking",
+  trigger: "The user asks where the parcel is",
+  content: "Share the tracking link and the carrier",
+  rationale: "Several users asked",
+  tags: ["shipping"],
+};
+
+/**
+ * A new organisation's project whose three users wrote alike playbooks about shipping links (one
+ * cluster to aggregate), and the core dependencies that schedule its work on `taskQueue`.
+ */
+export async function shippingPlaybooksProject(
+  env: Awaited<ReturnType<typeof openFullModeEnvironment>>,
+  taskQueue: string,
+): Promise<{ scope: Scope; deps: CoreDeps }> {
+  const scope = await registerProject(env.db, { orgId: `org-${crypto.randomUUID().slice(0, 8)}`, projectId: "default" });
+  const deps: CoreDeps = { db: env.db, services: env.services, embedder: env.embedder, now: systemClock, orchestrator: orchestratorOn(env.client, taskQueue) };
+  await addUserPlaybooks(
+    deps,
+    scope,
+    ["Give the shipping tracking link", "Share the shipping tracking link", "Send the shipping tracking link"].map((content, i) =>
+      NewUserPlaybook.parse({ user_id: `u-${i}`, agent_version: "v1", trigger: "The user asks where the parcel is", content }),
+    ),
+  );
+  return { scope, deps };
 }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { type FakeLlmReply, type FakeLlmRequest, startFakeLlmServer } from "@als/test-support/llm-server.ts";
 import { z } from "zod";
-import { type FakeLlmReply, type FakeLlmRequest, startFakeLlmServer } from "../../../test/support/llm-server.ts";
 import { costOf, createLlm, LlmOutputError, type LlmSettings, LlmStallError, LlmUnavailableError, renderPrompt } from "../src/index.ts";
 
 const API_KEY = "sk-test-key-that-must-never-leak";

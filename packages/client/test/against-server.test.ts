@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AppRouter, ClientError, createClient } from "@als/client";
+import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import { startTestService, type TestService } from "../../../test/support/service.ts";
 
 let svc: TestService;
 let baseUrl: string;

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { TINY_CROSS_ENCODER_DIR } from "@als/test-support/tiny-cross-encoder.ts";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { TINY_CROSS_ENCODER_DIR } from "../../../test/support/tiny-cross-encoder.ts";
 import { encodePairs } from "../src/cross-encoder/encode-pairs.mjs";
 import { createComputePool } from "../src/index.ts";
 

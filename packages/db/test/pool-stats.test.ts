@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
+import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import type { Database } from "../src/driver.ts";
 import { openPostgres } from "../src/drivers/postgres.ts";
 import { poolStatsOf } from "../src/pool-stats.ts";

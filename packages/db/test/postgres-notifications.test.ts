@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { startTcpProxy } from "@als/test-support/tcp-proxy.ts";
 import postgres from "postgres";
-import { startTcpProxy } from "../../../test/support/tcp-proxy.ts";
 import { listenForNotifications, type NotificationListener } from "../src/index.ts";
 
 const serverUrl = process.env.TEST_DATABASE_URL;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { checkStorage, classifyStorageError, type Database, openDatabase, type StorageTimeouts, StorageUnavailableError } from "@als/db";
+import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
+import { startTcpProxy } from "@als/test-support/tcp-proxy.ts";
 import postgres from "postgres";
-import { createFreshDatabase } from "../../../test/support/postgres-database.ts";
-import { startTcpProxy } from "../../../test/support/tcp-proxy.ts";
 import { openPglite } from "../src/drivers/pglite.ts";
 import { openPostgres } from "../src/drivers/postgres.ts";
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError, defineResource, type Endpoint, NoInput } from "@als/contract";
 import { type Database, organizations } from "@als/db";
+import { freshDatabase } from "@als/test-support/database.ts";
+import { createTenant, type Tenant } from "@als/test-support/tenants.ts";
 import { z } from "zod";
-import { freshDatabase } from "../../../test/support/database.ts";
-import { createTenant, type Tenant } from "../../../test/support/tenants.ts";
 import { type AuthMode, authorizeRequest, type CredentialHeaders, createApiKey, deleteApiKey, type IdentityDeps } from "../src/index.ts";
 
 /**

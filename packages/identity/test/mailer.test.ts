@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AddressInfo } from "node:net";
 import { createServer, type Server, type Socket } from "node:net";
-import { startSmtpServer, type TestSmtpServer } from "../../../test/support/smtp-server.ts";
+import { startSmtpServer, type TestSmtpServer } from "@als/test-support/smtp-server.ts";
 import { MailDeliveryError } from "../src/mail/mail-delivery-error.ts";
 import { createMailer } from "../src/mail/mailer.ts";
 import { invitationMail, verificationMail } from "../src/mail/templates.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startOidcProvider, type TestOidcProvider } from "../../../test/support/oidc-provider.ts";
+import { startOidcProvider, type TestOidcProvider } from "@als/test-support/oidc-provider.ts";
 import { createOidcClient, type OidcClient } from "../src/oidc/oidc-client.ts";
 import { OidcSignInError } from "../src/oidc/oidc-sign-in-error.ts";
 

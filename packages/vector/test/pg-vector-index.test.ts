@@ -1,6 +1,6 @@
 import { type ProfileStatus, profiles } from "@als/db";
-import { freshDatabase, testMode } from "../../../test/support/database.ts";
-import { registerProject } from "../../../test/support/register-project.ts";
+import { freshDatabase, testMode } from "@als/test-support/database.ts";
+import { registerProject } from "@als/test-support/register-project.ts";
 import { PgVectorIndex, type VectorPoint } from "../src/index.ts";
 import { vectorIndexContract } from "./vector-index.contract.ts";
 

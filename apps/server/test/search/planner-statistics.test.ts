@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Reconciler } from "@als/core";
+import { plannerStatistics } from "@als/db";
+import { testMode } from "@als/test-support/database.ts";
+import { startTestService, type TestService } from "@als/test-support/service.ts";
+
+// The planner needs statistics to tell a table's indexes apart: without them, the lookup of one
+// evaluation session by its key went through the index by user and read every session of the
+// project. PostgreSQL's autovacuum keeps them; in embedded mode (PGlite runs no autovacuum) the
+// reconciler does.
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc.close());
+
+const SESSIONS = 1_500;
+/** The lookup of one session as noteSessionActivity makes it, and the index its plan reads. */
+const sessionLookupIndex = async () => {
+  const plan = await svc.db.query<{ "QUERY PLAN": string }>(
+    "EXPLAIN SELECT status FROM evaluation_sessions WHERE org_id = $1 AND project_id = $2 AND session_id = $3 FOR UPDATE",
+    ["local", "default", "s-77"],
+  );
+  return plan.map((row) => row["QUERY PLAN"]).join("\n");
+};
+const fillSessions = (first: number) =>
+  svc.db.query(
+    `INSERT INTO evaluation_sessions (org_id, project_id, session_id, user_id, source, agent_version, evaluation_only,
+       success_sampled, learning_sampled, has_shadow, last_activity_at, due_at, created_at)
+     SELECT 'local', 'default', 's-' || i, 'u-' || (i % 40), '', '', false, true, true, false, 1000, 1600, 1000
+       FROM generate_series($1::int, $2::int) AS i`,
+    [first, first + SESSIONS - 1],
+  );
+
+describe("planner statistics", () => {
+  test("a table grown past its statistics is listed until it is analyzed; then one session is found by its key", async () => {
+    await svc.db.exec("ANALYZE evaluation_sessions");
+    expect(await plannerStatistics.tablesOutgrowingStatistics(svc.db)).not.toContain("evaluation_sessions");
+    await fillSessions(1);
+    const grown = await plannerStatistics.tablesOutgrowingStatistics(svc.db);
+    expect(grown).toContain("evaluation_sessions");
+    await plannerStatistics.analyzeTables(svc.db, grown);
+    expect(await plannerStatistics.tablesOutgrowingStatistics(svc.db)).toEqual([]);
+    expect(await sessionLookupIndex()).toContain("evaluation_sessions_pkey");
+  });
+
+  test.skipIf(testMode !== "embedded")("the embedded reconciler analyzes what grew, then waits a minute before it looks again", async () => {
+    const errors: unknown[] = [];
+    const reconciler = new Reconciler(svc.deps, (error) => errors.push(error));
+    try {
+      await fillSessions(SESSIONS + 1);
+      reconciler.poke();
+      await reconciler.idle();
+      expect(await plannerStatistics.tablesOutgrowingStatistics(svc.db)).toEqual([]);
+      await fillSessions(2 * SESSIONS + 1);
+      reconciler.poke();
+      await reconciler.idle();
+      expect(await plannerStatistics.tablesOutgrowingStatistics(svc.db)).toEqual(["evaluation_sessions"]);
+    } finally {
+      reconciler.stop();
+      await reconciler.idle();
+    }
+    expect(errors).toEqual([]);
+  });
+});
