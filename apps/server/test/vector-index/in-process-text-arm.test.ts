@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { ChangeLogFollower } from "@als/core";
 import { agentPlaybooks, FUSION } from "@als/db";
 import { PgVectorIndex, type PointRef, type TextDocument, TextIndex } from "@als/vector";
-import { testMode } from "../../../test/support/database.ts";
-import { addAgentPlaybooks } from "../../../test/support/playbooks.ts";
-import { startTestService, type TestService } from "../../../test/support/service.ts";
-import { bearer, createTenant } from "../../../test/support/tenants.ts";
+import { testMode } from "@als/test-support/database.ts";
+import { addAgentPlaybooks } from "@als/test-support/playbooks.ts";
+import { startTestService, type TestService } from "@als/test-support/service.ts";
+import { bearer, createTenant } from "@als/test-support/tenants.ts";
 
 // The full-text arm inside the process (embedded): the rows' stored tsvectors, followed through the
 // change log with the vector graph, scored as PostgreSQL's text arm scores them.
