@@ -9,7 +9,12 @@
  *   bun bench/unified-search.ts [--sizes 10000,100000] [--modes embedded,full] [--queries 200] [--warmup 20]
  *     [--concurrency 16] [--requests 480] [--max-row-seconds 30] [--recall-queries 50] [--max-recall-seconds 90]
  *     [--per-user 100] [--pool 10] [--postgres-url <server; default: bash infra/postgres.sh url>] [--reseed] [--seed-only]
- *     [--vector-index in-process|pgvector] [--clients in-process|process]
+ *     [--vector-index in-process|pgvector] [--clients in-process|process] [--embed-only]
+ *
+ * The floor beside every row: the same queries (its c=1 and c=16 lists) through the embedding pool
+ * alone (embedQuery of a second embedder on the same model, so that its cache does not answer the
+ * searches that follow), and the ratios of the search to it. --embed-only measures that floor alone,
+ * on fresh queries, without opening a database.
  *
  * --clients process runs the timed rows' clients in a Bun process of their own (they still share
  * the machine's cores), so the server's event loop serves only the server, as with real agents.
@@ -33,7 +38,7 @@ import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/mac
 import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, storageModesOption } from "./lib/options.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
-import { type ClientRun, runClients, runClientsInProcess, searchClient } from "./lib/search-clients.ts";
+import { type ClientRun, runClients, runClientsInProcess, type SearchAnswer, searchClient } from "./lib/search-clients.ts";
 import { type Corpus, LEARNING_TABLES, type LearningsSeedTimings, openLearningsDataset, postgresServerUrl, type StorageMode, sizeLabel } from "./lib/seed.ts";
 import { OUTSIDE_SERVER, StageSamples, stageCell, stageNames } from "./lib/stage-timings.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
@@ -69,6 +74,7 @@ function options() {
       clients: { type: "string", default: "in-process" },
       reseed: { type: "boolean", default: false },
       "seed-only": { type: "boolean", default: false },
+      "embed-only": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -90,6 +96,7 @@ function options() {
     clients: clientsOption(values.clients),
     reseed: values.reseed,
     seedOnly: values["seed-only"],
+    embedOnly: values["embed-only"],
   };
 }
 
@@ -136,11 +143,18 @@ interface RecallResult {
   exactScans: string;
 }
 
+/** The same queries through the embedding pool alone (embedQuery, no HTTP, no database). */
+interface EmbedOnly {
+  single: LoadResult;
+  concurrent: LoadResult;
+}
+
 interface Row {
   mode: StorageMode;
   size: number;
   single: LoadResult;
   concurrent: LoadResult;
+  embedOnly: EmbedOnly;
   recall: Map<RecallTarget, RecallResult>;
   recallCappedAt?: number;
   location: string;
@@ -170,6 +184,16 @@ async function main() {
   progress(`sizes ${opts.sizes.join(",")}; modes ${opts.modes.join(",")}`);
 
   const embedder = await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
+  const nextQueries = queryStream();
+  // A second pool on the same model: its query cache must not answer the searches' embeddings.
+  const floorEmbedder = opts.seedOnly ? undefined : await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
+  const embedOnly = (single: string[], concurrent: string[]) => measureEmbedOnly(floorEmbedder!, single, concurrent, opts);
+  if (opts.embedOnly) {
+    for (const query of nextQueries(opts.warmup)) await floorEmbedder!.embedQuery(query);
+    const floor = await embedOnly(nextQueries(opts.queries), nextQueries(opts.requests));
+    await Promise.all([embedder.close(), floorEmbedder!.close()]);
+    return reportEmbedOnly(floor, opts, embedder.modelId, loadAtStart);
+  }
   const maxSize = Math.max(...opts.sizes);
   const profileVectors = await cachedEmbeddings(embedder, maxSize, profileTexts, { dir: CACHE_DIR, generatorVersion: GENERATOR_VERSION, progress });
   const playbookVectors = await cachedEmbeddings(embedder, maxSize, playbookTexts, { dir: CACHE_DIR, generatorVersion: PLAYBOOK_GENERATOR_VERSION, progress });
@@ -182,8 +206,6 @@ async function main() {
   });
   const corpora = { profiles: corpus(profileVectors, GENERATOR_VERSION), playbooks: corpus(playbookVectors, PLAYBOOK_GENERATOR_VERSION) };
 
-  const nextQueries = queryStream();
-  const embedderAlone = opts.seedOnly ? [] : await measureEmbedder(embedder, nextQueries(60));
   const engines = new Map<StorageMode, string>();
   const rows: Row[] = [];
 
@@ -233,13 +255,19 @@ async function main() {
           );
 
         for (const query of nextQueries(opts.warmup)) await search(query);
+        const singleQueries = nextQueries(opts.queries);
+        const concurrentQueries = nextQueries(opts.requests);
+        const floor = await embedOnly(singleQueries, concurrentQueries);
+        progress(
+          `${mode} ${sizeLabel(size)} embedding alone: c=1 p50 ${ms(percentile(floor.single.samples, 50))} ms, c=${opts.concurrency} ${throughput(floor.concurrent).toFixed(1)} req/s`,
+        );
         Bun.gc(true);
-        const single = await load(nextQueries(opts.queries), 1);
+        const single = await load(singleQueries, 1);
         progress(
           `${mode} ${sizeLabel(size)} c=1: n=${single.requests} p50 ${ms(percentile(single.samples, 50))} ms, p95 ${ms(percentile(single.samples, 95))} ms`,
         );
         Bun.gc(true);
-        const concurrent = await load(nextQueries(opts.requests), opts.concurrency);
+        const concurrent = await load(concurrentQueries, opts.concurrency);
         progress(
           `${mode} ${sizeLabel(size)} c=${opts.concurrency}: n=${concurrent.requests} ${(concurrent.requests / (concurrent.wallMillis / 1000)).toFixed(1)} req/s, errors ${concurrent.samples.length === concurrent.requests ? 0 : concurrent.requests - concurrent.samples.length}`,
         );
@@ -257,6 +285,7 @@ async function main() {
           size,
           single,
           concurrent,
+          embedOnly: floor,
           recall,
           ...(recallCappedAt ? { recallCappedAt } : {}),
           location: dataset.location,
@@ -272,13 +301,12 @@ async function main() {
       }
     }
   }
-  await embedder.close();
+  await Promise.all([embedder.close(), floorEmbedder?.close()]);
   if (opts.seedOnly) return progress(`seeded or found seeded: ${opts.modes.join(", ")} × ${opts.sizes.map(sizeLabel).join(", ")}`);
   report({
     opts,
     rows,
     engines,
-    embedderAlone,
     profileVectors,
     playbookVectors,
     loadAtStart,
@@ -406,38 +434,70 @@ async function measureRecall(deps: CoreDeps, users: string[], queries: string[],
   return { results, ...(cappedAt ? { cappedAt } : {}) };
 }
 
-/** embedQuery alone on texts it has not seen (cache misses), for context. */
-async function measureEmbedder(embedder: Embedder, fresh: string[]) {
-  const miss: number[] = [];
-  for (const text of fresh) {
+/**
+ * The floor of a search: embedQuery alone on the row's queries (texts `embedder` has not seen, so
+ * every one runs the model), from 1 and from --concurrency callers, timed and capped as the search rows are.
+ */
+async function measureEmbedOnly(embedder: Embedder, single: string[], concurrent: string[], opts: ReturnType<typeof options>): Promise<EmbedOnly> {
+  const embed = async (query: string): Promise<SearchAnswer> => {
     const t = performance.now();
-    await embedder.embedQuery(text);
-    miss.push(performance.now() - t);
-  }
-  return miss.slice(10);
+    await embedder.embedQuery(query);
+    return { elapsed: performance.now() - t, status: 200, counts: [0, 0, 0], timing: null };
+  };
+  Bun.gc(true);
+  const singleRun = loadResult(await runClients(embed, single, 1, opts.maxRowSeconds));
+  Bun.gc(true);
+  return { single: singleRun, concurrent: loadResult(await runClients(embed, concurrent, opts.concurrency, opts.maxRowSeconds)) };
+}
+
+/** Answered requests per second of wall time. */
+const throughput = (run: LoadResult) => run.samples.length / (run.wallMillis / 1000);
+
+/** --embed-only: the floor alone. */
+function reportEmbedOnly(floor: EmbedOnly, opts: ReturnType<typeof options>, modelId: string, loadAtStart: string) {
+  const c = opts.concurrency;
+  const out = ["## The embedding alone (embedQuery through the pool, new texts)", ""];
+  for (const fact of hostFacts()) out.push(`- ${fact}`);
+  out.push(
+    `- embedder: local ${modelId}; load average (1/5/15 min) at start ${loadAtStart}, at end ${loadAverage()}`,
+    "",
+    markdownTable(
+      ["c=1 n", "c=1 p50 ms", "c=1 p95 ms", `c=${c} n`, `c=${c} req/s`, `c=${c} p50 ms`],
+      [
+        [
+          String(floor.single.samples.length),
+          ms(percentile(floor.single.samples, 50)),
+          ms(percentile(floor.single.samples, 95)),
+          String(floor.concurrent.samples.length),
+          throughput(floor.concurrent).toFixed(1),
+          ms(percentile(floor.concurrent.samples, 50)),
+        ],
+      ],
+    ),
+  );
+  process.stdout.write(`${out.join("\n")}\n`);
 }
 
 function report(input: {
   opts: ReturnType<typeof options>;
   rows: Row[];
   engines: Map<StorageMode, string>;
-  embedderAlone: number[];
   profileVectors: Awaited<ReturnType<typeof cachedEmbeddings>>;
   playbookVectors: Awaited<ReturnType<typeof cachedEmbeddings>>;
   loadAtStart: string;
   totalMillis: number;
   modelId: string;
 }) {
-  const { opts, rows, engines, embedderAlone } = input;
+  const { opts, rows, engines } = input;
   const c = opts.concurrency;
-  const distinct = rows.length * (opts.warmup + opts.queries + opts.requests + opts.recallQueries) + 60;
+  const distinct = rows.length * (opts.warmup + opts.queries + opts.requests + opts.recallQueries);
   const out: string[] = [];
   out.push("## Unified search (POST /api/search over HTTP)", "");
   for (const fact of hostFacts()) out.push(`- ${fact}`);
   out.push(
     `- embedded: PGlite ${packageVersion("@electric-sql/pglite", `${ROOT}/packages/db`)} in process, data directory on disk: ${engines.get("embedded") ?? "not run"}`,
     `- full: ${engines.get("full") ?? "not run"}; pool of ${opts.pool} connections`,
-    `- embedder: local ${input.modelId}; embedQuery alone on a new text p50 ${ms(percentile(embedderAlone, 50))} ms / p95 ${ms(percentile(embedderAlone, 95))} ms (n=${embedderAlone.length})`,
+    `- embedder: local ${input.modelId} (the floor of each row: the table after the next)`,
     `- load average (1/5/15 min) at start ${input.loadAtStart}, at end ${loadAverage()}; other processes on the machine add noise`,
     "",
     `Method: the real app (buildApp) served by \`app.listen\` on 127.0.0.1 at a random port, ${opts.clients === "process" ? `its clients in a process of their own (sharing the machine's ${availableParallelism()} cores, not the server's event loop)` : `in the same process as the clients (they share its event loop and the machine's ${availableParallelism()} cores)`}; ` +
@@ -479,7 +539,7 @@ function report(input: {
         ms(percentile(r.single.samples, 50)),
         ms(percentile(r.single.samples, 95)),
         `${r.concurrent.requests}${r.concurrent.cappedAt ? ` (capped at ${r.concurrent.cappedAt} s)` : ""}`,
-        (r.concurrent.samples.length / (r.concurrent.wallMillis / 1000)).toFixed(1),
+        throughput(r.concurrent).toFixed(1),
         ms(percentile(r.concurrent.samples, 50)),
         r.concurrent.errors.size === 0 && r.single.errors.size === 0
           ? "0"
@@ -491,6 +551,7 @@ function report(input: {
     "",
   );
 
+  out.push(...floorReport(rows, c));
   out.push(...stageReport(rows, c));
 
   out.push(`### Vector arm: plans and the exact reference (recall@${RECALL_K} queries)`, "");
@@ -597,6 +658,46 @@ function stageReport(rows: Row[], c: number): string[] {
         stage,
         ...loads.map((load) => stageCell(load.result.stages, stage, load.result.samples.length)),
       ]),
+    ),
+    "",
+  ];
+}
+
+/** Each row's floor (its queries through the embedding pool alone) and the search's ratios to it, both measured in the same run. */
+function floorReport(rows: Row[], c: number): string[] {
+  return [
+    "### The floor: the same queries through the embedding pool alone",
+    "",
+    `Each row's c=1 and c=${c} query lists through embedQuery of a second embedder (same model, its own pool and cache), in the server's process with no HTTP and no database, just before the row's searches. ` +
+      `Ratios: search c=1 p50 / embedding c=1 p50 (the target is ≤ 2), search c=${c} req/s / embedding c=${c} req/s (the target is ≥ 0.5).`,
+    "",
+    markdownTable(
+      [
+        "mode",
+        "learnings/type",
+        "embed c=1 p50 ms",
+        "embed c=1 p95 ms",
+        `embed c=${c} req/s`,
+        "search c=1 p50 ms",
+        `search c=${c} req/s`,
+        "c=1 p50 ratio",
+        `c=${c} throughput ratio`,
+      ],
+      rows.map((r) => {
+        const embedP50 = percentile(r.embedOnly.single.samples, 50);
+        const searchP50 = percentile(r.single.samples, 50);
+        return [
+          r.mode,
+          sizeLabel(r.size),
+          ms(embedP50),
+          ms(percentile(r.embedOnly.single.samples, 95)),
+          throughput(r.embedOnly.concurrent).toFixed(1),
+          ms(searchP50),
+          throughput(r.concurrent).toFixed(1),
+          (searchP50 / embedP50).toFixed(2),
+          (throughput(r.concurrent) / throughput(r.embedOnly.concurrent)).toFixed(2),
+        ];
+      }),
     ),
     "",
   ];

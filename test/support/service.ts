@@ -1,6 +1,6 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
-import { type CoreDeps, createProcessServices, type DataSourceSettings, Reconciler, type TrustedProxy } from "@als/core";
+import { ChangeLogFollower, type CoreDeps, createProcessServices, type DataSourceSettings, Reconciler, type TrustedProxy } from "@als/core";
 import type { StorageTimeouts } from "@als/db";
 import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
@@ -61,6 +61,10 @@ export async function startTestService(options: TestServiceOptions = {}) {
     },
   };
   const reconcilerErrors: unknown[] = [];
+  // TEST_VECTOR_INDEX=in-process runs a file's searches through the in-process indexes, as an embedded server does by default.
+  const follower =
+    process.env.TEST_VECTOR_INDEX === "in-process" ? await ChangeLogFollower.open(db, { onError: (error) => reconcilerErrors.push(error) }) : undefined;
+  if (follower) deps.vectorIndex = follower;
   const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
   const app = buildApp({
     deps,
@@ -101,6 +105,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
   async function close(): Promise<void> {
     reconciler.stop();
     await reconciler.idle();
+    await follower?.close().catch(() => {});
     await drop();
   }
 

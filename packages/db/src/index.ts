@@ -96,7 +96,16 @@ export * as profiles from "./queries/profiles.ts";
 export * as projectConfig from "./queries/project-config.ts";
 export type { PurgeOperationRecord, PurgePhase, PurgeProgress } from "./queries/purge-operations.ts";
 export * as purgeOperations from "./queries/purge-operations.ts";
-export { commonLexemes, FUSION, nearestSql, type RankedQuery, type RankedScores, rankedArmDepth, type SearchMode } from "./queries/ranked-search.ts";
+export {
+  commonLexemes,
+  FUSION,
+  type FusedFound,
+  nearestSql,
+  type RankedQuery,
+  type RankedScores,
+  rankedArmDepth,
+  type SearchMode,
+} from "./queries/ranked-search.ts";
 export type { DeletedRequests, RequestRecord } from "./queries/requests.ts";
 export * as requests from "./queries/requests.ts";
 export type { ArmCounts, ExperimentRecord } from "./queries/retrieval-experiments.ts";

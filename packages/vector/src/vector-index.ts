@@ -1,5 +1,6 @@
 import type { Scope } from "@als/db";
 import type { Collection } from "./collections.ts";
+import type { TextHit, TextQuery } from "./in-process/text-index.ts";
 
 /** A payload value: what the filterable columns of a row hold. */
 export type PayloadValue = string | number | null | string[];
@@ -76,7 +77,19 @@ export interface VectorIndex {
    * a request can overlap it with its query's embedding. The search sees every write committed
    * before this call.
    */
-  searchAsOfNow?(): { caughtUp: Promise<void>; search: VectorIndex["search"] };
+  searchAsOfNow?(): { caughtUp: Promise<void>; search: VectorIndex["search"]; text?: TextArm | undefined };
+  /** Present on an index that holds the rows' search_text too (the in-process one, embedded): the full-text arm without a statement. */
+  text?: TextArm | undefined;
   /** The nearest points passing the filter, nearest first. */
   search(collection: Collection, query: VectorQuery): Promise<VectorHit[]>;
+}
+
+/** The full-text arm kept beside a vector index (TextIndex), scoring as the SQL text arm does. */
+export interface TextArm {
+  /** False: this search's text arm is left to the database (a collection not held, a selective filter, not caught up). */
+  serves(collection: Collection, filter: VectorFilter): boolean;
+  /** The query's lexemes as the SQL text arm makes them (to_tsvector('english')). */
+  words(text: string): Promise<string[]>;
+  /** Every row passing the filter that holds a distinctive query word, with its text score. */
+  search(collection: Collection, query: TextQuery): Promise<TextHit[]>;
 }

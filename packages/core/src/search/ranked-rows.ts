@@ -1,5 +1,5 @@
-import { type Database, type RankedQuery, type RankedScores, rankedArmDepth, type Scope } from "@als/db";
-import type { Collection, VectorFilter } from "@als/vector";
+import { type Database, FUSION, type FusedFound, type RankedQuery, type RankedScores, rankedArmDepth, type Scope } from "@als/db";
+import type { Collection, TextArm, VectorFilter, VectorHit, VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import { RequestTimings } from "../request-timings.ts";
 import { withCommonLexemes } from "./common-lexemes.ts";
@@ -36,6 +36,9 @@ export async function rankedRows<R, F>(
   timings = new RequestTimings(),
 ): Promise<R[]> {
   const index = deps.vectorIndex;
+  const inMemory = index?.text && planned.mode !== "vector" && planned.queryText ? table.vectorFilter(scope, filters) : null;
+  if (index?.text && inMemory && index.text.serves(table.collection, inMemory))
+    return rankedInMemory(deps, { scope, table, filters, filter: inMemory, planned, index, text: index.text }, timings);
   const wanted = index && planned.mode !== "fts" && planned.queryVector ? table.vectorFilter(scope, filters) : null;
   const filter = wanted && index?.serves?.(table.collection, wanted) !== false ? wanted : null;
   const stage = table.collection;
@@ -62,4 +65,81 @@ export async function rankedRows<R, F>(
     },
     "index",
   );
+}
+
+/**
+ * Both arms in the process (embedded): the vector arm from the graph, the text arm from the text
+ * index (which scores as the SQL arm does), fused by FUSION as rankedSearchSql fuses them, then one
+ * statement reads the top rows again under the filters. Ranking every row that holds a query word
+ * gives the statement's top rows: it leaves out only rows that could not reach them.
+ */
+async function rankedInMemory<R, F>(
+  deps: Pick<CoreDeps, "db" | "services" | "now">,
+  search: {
+    scope: Scope;
+    table: RankedTable<R, F>;
+    filters: F;
+    filter: VectorFilter;
+    planned: Omit<RankedQuery, "commonLexemes">;
+    index: VectorIndex;
+    text: TextArm;
+  },
+  timings: RequestTimings,
+): Promise<R[]> {
+  const { scope, table, filters, filter, planned, index, text } = search;
+  const stage = table.collection;
+  return timings.time(
+    stage,
+    async () => {
+      const vector = planned.mode === "hybrid" ? planned.queryVector : undefined;
+      const [nearest, textHits] = await Promise.all([
+        vector
+          ? timings.time(`${stage}.vector`, () =>
+              index.search(table.collection, {
+                vector,
+                filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: planned.embeddingModel }] },
+                topK: rankedArmDepth(planned.topK),
+                threshold: planned.threshold,
+              }),
+            )
+          : ([] as VectorHit[]),
+        timings.time(`${stage}.text`, async () => {
+          const [query, words] = await Promise.all([withCommonLexemes(deps, stage, planned), text.words(planned.queryText!)]);
+          return text.search(table.collection, { filter, words, common: query.commonLexemes });
+        }),
+      ]);
+      const fusedFound = fuse(nearest, textHits, planned.similarityFloor, planned.topK);
+      return timings.time(`${stage}.sql`, () => table.searchInDatabase(deps.db, scope, filters, { ...planned, commonLexemes: [], fusedFound }));
+    },
+    "memory",
+  );
+}
+
+/** The best `topK` rows of both arms by FUSION's weights, computed as rankedSearchSql computes them (float8). */
+function fuse(nearest: readonly VectorHit[], textHits: readonly { id: string; textScore: number }[], floor: number, topK: number): FusedFound {
+  const found = new Map<string, { similarity: number | null; textScore: number | null }>();
+  for (const hit of nearest) found.set(hit.id, { similarity: hit.similarity, textScore: null });
+  for (const hit of textHits) {
+    const known = found.get(hit.id);
+    if (known) known.textScore = hit.textScore;
+    else found.set(hit.id, { similarity: null, textScore: hit.textScore });
+  }
+  const scored = [...found].map(([id, { similarity, textScore }]) => {
+    const relevance = similarity === null || floor === 1 ? 0 : Math.max(similarity - floor, 0) / (1 - floor);
+    return { id, similarity, textScore, score: FUSION.vector * relevance + FUSION.text * (textScore ?? 0) };
+  });
+  scored.sort((a, b) => b.score - a.score || compareIds(a.id, b.id));
+  const top = scored.slice(0, topK);
+  return {
+    ids: top.map((row) => row.id),
+    scores: top.map((row) => row.score),
+    similarities: top.map((row) => row.similarity),
+    textScores: top.map((row) => row.textScore),
+  };
+}
+
+/** Numeric ids in number order, as the statement orders int8 ids; profile ids as text. */
+function compareIds(a: string, b: string): number {
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  return a < b ? -1 : a > b ? 1 : 0;
 }

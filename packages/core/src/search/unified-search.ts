@@ -9,7 +9,7 @@ import {
   searchSessions,
   type UserPlaybookRecord,
 } from "@als/db";
-import type { VectorIndex } from "@als/vector";
+import type { TextArm, VectorIndex } from "@als/vector";
 import { rejectAtDeadline } from "../concurrency/deadline.ts";
 import { getProjectConfig } from "../config/project-config.ts";
 import type { CoreDeps } from "../deps.ts";
@@ -97,7 +97,11 @@ async function searchAll(
   const shared = {
     ...deps,
     embedder: embeddingOnce(deps.embedder, signal),
-    ...(deps.vectorIndex && request.search_mode !== "fts" && { vectorIndex: searchingAsOfNow(deps.vectorIndex, timings) }),
+    // A full-text search needs the index only where it holds the text arm too.
+    ...(deps.vectorIndex &&
+      (request.search_mode !== "fts" || deps.vectorIndex.text) && {
+        vectorIndex: searchingAsOfNow(deps.vectorIndex, resolved?.query ?? request.query, timings),
+      }),
   };
   checkDeadline();
   const common = {
@@ -238,9 +242,10 @@ function embeddingOnce(embedder: Embedder, signal?: AbortSignal): Embedder {
 /**
  * The vector index for one request's searches. One that follows the record on its own starts
  * reading what changed now, while the query embeds, instead of after the embedding in each kind's
- * search (timed as `vector.catch_up`); the request's searches all wait for that one read.
+ * search (timed as `vector.catch_up`); the request's searches all wait for that one read. One that
+ * holds the text arm too makes the query's lexemes now as well, once for the three kinds.
  */
-function searchingAsOfNow(index: VectorIndex, timings: RequestTimings): VectorIndex {
+function searchingAsOfNow(index: VectorIndex, query: string, timings: RequestTimings): VectorIndex {
   const asOfNow = index.searchAsOfNow?.();
   if (!asOfNow) return index;
   timings.time("vector.catch_up", () => asOfNow.caughtUp).catch(() => {});
@@ -250,7 +255,15 @@ function searchingAsOfNow(index: VectorIndex, timings: RequestTimings): VectorIn
     delete: (collection, refs) => index.delete(collection, refs),
     ...(index.serves && { serves: (collection, filter) => index.serves!(collection, filter) }),
     search: asOfNow.search,
+    ...(asOfNow.text && { text: wordsOnce(asOfNow.text, query) }),
   };
+}
+
+/** `text`, with the lexemes of `query` made once, starting now (a failure is reported by the searches that use them). */
+function wordsOnce(text: TextArm, query: string): TextArm {
+  const words = text.words(query);
+  words.catch(() => {});
+  return { ...text, words: (asked) => (asked === query ? words : text.words(asked)) };
 }
 
 /** `work`, or the signal's reason as soon as it is aborted. */

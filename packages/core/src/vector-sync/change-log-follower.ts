@@ -1,9 +1,11 @@
-import { type Database, vectorChangeLog } from "@als/db";
+import { type Database, FUSION, vectorChangeLog } from "@als/db";
 import {
   type Collection,
   InProcessVectorIndex,
   PgVectorIndex,
   type PointRef,
+  type TextArm,
+  TextIndex,
   type VectorFilter,
   type VectorHit,
   type VectorIndex,
@@ -60,6 +62,11 @@ export class ChangeLogFollower implements VectorIndex {
   private caughtUp = false;
   private lastSave = Date.now();
   private readonly loops: BackgroundLoop[] = [];
+  /**
+   * Whether the text index holds every row as of `horizon`. It is not saved: a start from the
+   * graph's save reads the rows' search_text again before following the log.
+   */
+  private textLoaded = false;
   /** The catch-up, rebuild or save running now; one at a time. */
   private running: Promise<void> = Promise.resolve();
   /** A catch-up queued behind the running one, shared by every search that arrives meanwhile. */
@@ -68,6 +75,8 @@ export class ChangeLogFollower implements VectorIndex {
   private constructor(
     private readonly db: Database,
     private readonly index: InProcessVectorIndex,
+    /** The rows' search_text, embedded only: a PostgreSQL server runs the text arm on its own cores. */
+    private readonly textIndex: TextIndex | null,
     private readonly database: string,
     /** Whether it started from a save (tests and the start-up log say which). */
     readonly startedFrom: "save" | "tables",
@@ -89,7 +98,8 @@ export class ChangeLogFollower implements VectorIndex {
     const saved = index.restoredMeta as SavedPlace | null;
     const usable = !enabledNow && saved?.database === database;
     if (!usable) index.clear();
-    const follower = new ChangeLogFollower(db, index, database, usable ? "save" : "tables");
+    const textIndex = beside ? null : new TextIndex(HELD, FUSION.partialMatch);
+    const follower = new ChangeLogFollower(db, index, textIndex, database, usable ? "save" : "tables");
     if (usable) follower.horizon = BigInt(saved!.horizon);
     follower.catchUp().catch(onError);
     follower.loops.push(
@@ -113,7 +123,7 @@ export class ChangeLogFollower implements VectorIndex {
     return this.index.search(collection, query);
   }
 
-  searchAsOfNow(): { caughtUp: Promise<void>; search: VectorIndex["search"] } {
+  searchAsOfNow(): { caughtUp: Promise<void>; search: VectorIndex["search"]; text?: TextArm | undefined } {
     const caughtUp = this.catchUp();
     // Its failure is the searches' to report; a request may make none (the index serves no kind it searches).
     caughtUp.catch(() => {});
@@ -122,6 +132,25 @@ export class ChangeLogFollower implements VectorIndex {
       search: async (collection, query) => {
         await caughtUp;
         return this.index.search(collection, query);
+      },
+      ...(this.text && { text: this.textArm(caughtUp) }),
+    };
+  }
+
+  /** The text arm of the rows it follows (embedded), each search after a catch-up of its own. */
+  get text(): TextArm | undefined {
+    return this.textIndex ? this.textArm() : undefined;
+  }
+
+  /** The text arm whose searches wait for `caughtUp`, or for a catch-up of their own. */
+  private textArm(caughtUp?: Promise<void>): TextArm {
+    const textIndex = this.textIndex!;
+    return {
+      serves: (collection, filter) => this.caughtUp && this.textLoaded && textIndex.holds(collection) && this.index.serves(collection, filter),
+      words: (text) => queryWords(this.db, text),
+      search: async (collection, query) => {
+        await (caughtUp ?? this.catchUp());
+        return textIndex.search(collection, query);
       },
     };
   }
@@ -163,6 +192,8 @@ export class ChangeLogFollower implements VectorIndex {
   }
 
   private async pushPending(): Promise<void> {
+    // Read before the log from the saved horizon on, which rereads whatever changed since.
+    if (!this.textLoaded && this.horizon > 0n) await this.loadText();
     const changes = await vectorChangeLog.changesSince(this.db, this.horizon);
     // The entries this follower has not read yet may be gone: start again from the tables.
     if (changes.prunedThrough >= this.horizon) return this.rebuild();
@@ -178,7 +209,28 @@ export class ChangeLogFollower implements VectorIndex {
       const points = await record.readPoints(collection, refs);
       await this.index.delete(collection, refs);
       await this.index.upsert(collection, points);
+      if (this.textIndex?.holds(collection)) {
+        const documents = await record.readDocuments(collection, refs);
+        this.textIndex.delete(collection, refs);
+        this.textIndex.upsert(collection, documents);
+      }
     }
+  }
+
+  /** Reads every row's search_text from the tables into the text index. */
+  private async loadText(): Promise<void> {
+    if (!this.textIndex) return;
+    this.textIndex.clear();
+    const record = new PgVectorIndex(this.db);
+    for (const collection of this.textIndex.collections) {
+      for (let after: PointRef | null = null; ; ) {
+        const documents = await record.readDocumentsAfter(collection, after, REBUILD_BATCH);
+        this.textIndex.upsert(collection, documents);
+        if (documents.length < REBUILD_BATCH) break;
+        after = documents[documents.length - 1]!;
+      }
+    }
+    this.textLoaded = true;
   }
 
   /** Reads every point from the tables, then follows the log from before the reading started. */
@@ -195,6 +247,8 @@ export class ChangeLogFollower implements VectorIndex {
         after = points[points.length - 1]!;
       }
     }
+    this.textLoaded = false;
+    await this.loadText();
     this.horizon = horizon;
     await this.pushPending();
   }
@@ -207,4 +261,10 @@ export class ChangeLogFollower implements VectorIndex {
     this.lastSave = Date.now();
     if (this.index.changed) this.index.checkpoint({ database: this.database, horizon: this.horizon.toString() } satisfies SavedPlace);
   }
+}
+
+/** The query's lexemes, made by the same to_tsvector('english') as the SQL text arm's (distinctiveWords in packages/db). */
+async function queryWords(db: Database, text: string): Promise<string[]> {
+  const [row] = await db.query<{ words: string[] }>(`SELECT tsvector_to_array(to_tsvector('english', $1)) AS words`, [text]);
+  return row?.words ?? [];
 }

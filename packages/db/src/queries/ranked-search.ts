@@ -47,6 +47,20 @@ export interface RankedSearchSpec {
   topK: number;
   /** The vector arm as a vector index beside the database found it (see NearestFound): no HNSW walk here. */
   nearestFound?: NearestFound;
+  /** Both arms ranked and fused outside the database (see FusedFound): the statement only reads the rows again. */
+  fusedFound?: FusedFound;
+}
+
+/**
+ * Rows ranked and fused outside the statement (the in-process indexes, embedded), best first, with
+ * their scores. The statement reads them again under its filters, so a row deleted or changed since
+ * the indexes last saw it is never served.
+ */
+export interface FusedFound {
+  ids: string[];
+  scores: number[];
+  similarities: (number | null)[];
+  textScores: (number | null)[];
 }
 
 /**
@@ -67,6 +81,7 @@ export interface NearestFound {
  */
 export function rankedSearchSql(spec: RankedSearchSpec): string {
   const { table, idColumn, where, params } = spec;
+  if (spec.fusedFound) return fusedRowsSql(spec, spec.fusedFound);
   const depth = rankedArmDepth(spec.topK);
   // Hybrid search scores the vector arm's rows by their text too: they carry their tsvector out.
   const carried = spec.mode === "hybrid" ? ", search_text" : "";
@@ -143,6 +158,17 @@ function foundRowsSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "idTyp
     FROM unnest(${params.add(found.ids)}::text[], ${params.add(found.similarities)}::float8[]) AS found(found_id, found_similarity)
     JOIN ${table} ON ${idColumn} = found.found_id::${idType}
     WHERE ${where}`;
+}
+
+/** The rows fused outside the statement that still pass the filters: (id, score, similarity, text_score), best first. */
+function fusedRowsSql(spec: Pick<RankedSearchSpec, "table" | "idColumn" | "idType" | "where" | "params" | "topK">, found: FusedFound): string {
+  const { table, idColumn, idType, where, params } = spec;
+  return `SELECT ${idColumn} AS id, found.score, found.similarity, found.text_score
+    FROM unnest(${params.add(found.ids)}::text[], ${params.add(found.scores)}::float8[], ${params.add(found.similarities)}::float8[],
+      ${params.add(found.textScores)}::float8[]) AS found(found_id, score, similarity, text_score)
+    JOIN ${table} ON ${idColumn} = found.found_id::${idType}
+    WHERE ${where}
+    ORDER BY found.score DESC, ${idColumn} LIMIT ${rowCount(spec.topK)}`;
 }
 
 /**
@@ -291,6 +317,7 @@ export interface RankedQuery {
   similarityFloor: number;
   topK: number;
   nearestFound?: NearestFound;
+  fusedFound?: FusedFound;
 }
 
 /** rankedSearchSql over one table's rows passing `where`, for a planned query. */
@@ -305,5 +332,6 @@ export function rankedQuerySql(target: Pick<RankedSearchSpec, "table" | "idColum
     similarityFloor: query.similarityFloor,
     topK: query.topK,
     ...(query.nearestFound && { nearestFound: query.nearestFound }),
+    ...(query.fusedFound && { fusedFound: query.fusedFound }),
   });
 }

@@ -1,5 +1,6 @@
 import { nearestSql, Params, type Sql } from "@als/db";
 import { type Collection, checkPayloadKey, payloadKeysOf } from "../collections.ts";
+import type { TextDocument } from "../in-process/text-index.ts";
 import type { PayloadValue, PointRef, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
 import { filterSql } from "./filter-sql.ts";
 
@@ -60,6 +61,24 @@ export class PgVectorIndex implements VectorIndex {
     return this.sql.query<VectorHit>(`SELECT id::text, 1 - distance AS similarity FROM (${nearest}) nearest ORDER BY distance`, params.values);
   }
 
+  /** The stored search_text of the referenced rows that exist, with their payloads, as they are now (with a vector or without). */
+  async readDocuments(collection: Collection, refs: PointRef[]): Promise<TextDocument[]> {
+    if (refs.length === 0) return [];
+    const { table, idColumn, idType } = TABLES[collection];
+    return this.documentsOf(
+      collection,
+      `JOIN unnest($1::text[], $2::text[], $3::text[]) AS wanted(org_id, project_id, row_id)
+         ON ${table}.org_id = wanted.org_id AND ${table}.project_id = wanted.project_id AND ${idColumn} = wanted.row_id::${idType}`,
+      [refs.map((r) => r.scope.orgId), refs.map((r) => r.scope.projectId), refs.map((r) => r.id)],
+    );
+  }
+
+  /** Up to `limit` documents of every row after `after`, in the order of readPointsAfter. */
+  async readDocumentsAfter(collection: Collection, after: PointRef | null, limit: number): Promise<TextDocument[]> {
+    const params = new Params();
+    return this.documentsOf(collection, `WHERE true${this.pastSql(collection, after, params)} ${this.pageSql(collection, limit, params)}`, params.values);
+  }
+
   /** The points of the referenced rows that exist and have a vector, as they are now. */
   async readPoints(collection: Collection, refs: PointRef[]): Promise<VectorPoint[]> {
     if (refs.length === 0) return [];
@@ -79,14 +98,57 @@ export class PgVectorIndex implements VectorIndex {
    * their table and are its whole key; a profile's id is unique within its project.
    */
   async readPointsAfter(collection: Collection, after: PointRef | null, limit: number): Promise<VectorPoint[]> {
-    const { table, idColumn, idType } = TABLES[collection];
     const params = new Params();
-    const key = idType === "int8" ? [idColumn] : [`${table}.org_id`, `${table}.project_id`, idColumn];
+    return this.pointsOf(
+      collection,
+      `WHERE embedding IS NOT NULL${this.pastSql(collection, after, params)} ${this.pageSql(collection, limit, params)}`,
+      params.values,
+    );
+  }
+
+  /** The primary key of a collection's table, in the order pages are read. */
+  private keyOf(collection: Collection): string[] {
+    const { table, idColumn, idType } = TABLES[collection];
+    return idType === "int8" ? [idColumn] : [`${table}.org_id`, `${table}.project_id`, idColumn];
+  }
+
+  /** The condition (after an AND) that keeps rows past `after` in key order; empty for the first page. */
+  private pastSql(collection: Collection, after: PointRef | null, params: Params): string {
+    const { idType } = TABLES[collection];
     const start = after && (idType === "int8" ? [after.id] : [after.scope.orgId, after.scope.projectId, after.id]);
-    const past = start
-      ? ` AND (${key.join(", ")}) > (${start.map((value, i) => `${params.add(value)}::${i === start.length - 1 ? idType : "text"}`).join(", ")})`
+    return start
+      ? ` AND (${this.keyOf(collection).join(", ")}) > (${start.map((value, i) => `${params.add(value)}::${i === start.length - 1 ? idType : "text"}`).join(", ")})`
       : "";
-    return this.pointsOf(collection, `WHERE embedding IS NOT NULL${past} ORDER BY ${key.join(", ")} LIMIT ${params.add(limit)}`, params.values);
+  }
+
+  private pageSql(collection: Collection, limit: number, params: Params): string {
+    return `ORDER BY ${this.keyOf(collection).join(", ")} LIMIT ${params.add(limit)}`;
+  }
+
+  /** The documents of the rows `rest` selects: their payloads and search_text (lexeme, positions, weights as 0 = D … 3 = A). */
+  private async documentsOf(collection: Collection, rest: string, values: unknown[]): Promise<TextDocument[]> {
+    const { table, idColumn } = TABLES[collection];
+    const keys = payloadKeysOf(collection);
+    const expressionOf = expressionIn(collection);
+    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; lexemes: string }>(
+      `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id,
+         (SELECT coalesce(json_agg(json_build_array(t.lexeme, t.positions,
+            ARRAY(SELECT ascii(w::text) - ascii('A') FROM unnest(t.weights) w))), '[]')::text
+          FROM unnest(${table}.search_text) t) AS lexemes,
+         ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")}
+       FROM ${table} ${rest}`,
+      values,
+    );
+    return rows.map((row) => ({
+      scope: { orgId: row.org_id, projectId: row.project_id },
+      id: row.id,
+      payload: Object.fromEntries(keys.map((key) => [key, row[key] ?? null])),
+      lexemes: (JSON.parse(row.lexemes) as [string, number[] | null, number[]][]).map(([lexeme, positions, weights]) => [
+        lexeme,
+        positions ?? [],
+        weights.map((fromA) => 3 - fromA),
+      ]),
+    }));
   }
 
   /** The points of the rows of `collection` that `rest` (joins, WHERE, ORDER BY; SQL over its table) selects. */
