@@ -215,7 +215,7 @@ function ProjectStep({ connection, onSelected }: { connection: Connection; onSel
 }
 
 /** A sample of the stream's traffic in a window: up to 50 records, the evidence the mapping is reviewed against. */
-function SampleStep({ stream, onSampled }: { stream: Stream; onSampled(sampleId: string): void }) {
+export function SampleStep({ stream, onSampled }: { stream: Stream; onSampled(sampleId: string): void }) {
   const { client, session } = useMember();
   const now = Math.floor(Date.now() / 1000);
   const [window, setWindow] = useState({ start: toLocalInput(now - 7 * DAY), end: toLocalInput(now) });
