@@ -343,6 +343,37 @@ describe("the operator console", () => {
     await page.getByText("Offer only vegan recipes and say they are vegan").waitFor();
   });
 
+  test("the project's sessions and a user's requests are paged: older ones load on demand", async () => {
+    // A first request of one turn, then 20 of 25 turns: the newest 500 turns of the project are all of pager-s.
+    for (let index = 0; index < 21; index++) {
+      const published = await rest("POST", "/api/publish_interaction", apiKey, {
+        user_id: "pager",
+        session_id: "pager-s",
+        interaction_data_list: Array.from({ length: index === 0 ? 1 : 25 }, (_, turn) => ({
+          role: turn % 2 === 0 ? "User" : "Agent",
+          content: `pager request ${index} turn ${turn}`,
+        })),
+      });
+      expect(published.status).toBe(200);
+    }
+    await open("Conversations");
+    await page.getByRole("button", { name: "pager-s", exact: true }).waitFor();
+    expect(await page.getByRole("button", { name: "cook-1-s", exact: true }).count()).toBe(0);
+    await page.getByRole("button", { name: "Show older sessions" }).click();
+    await page.getByRole("button", { name: "cook-1-s", exact: true }).waitFor();
+    await shot("20-conversations-older-sessions");
+    await page.getByRole("button", { name: "pager-s", exact: true }).click();
+    const requests = page.locator("section.request");
+    await page.getByText("pager request 20 turn 0").waitFor();
+    expect(await requests.count()).toBe(20);
+    await page.getByRole("button", { name: "Older requests" }).click();
+    await page.getByText("pager request 0 turn 0").waitFor();
+    expect(await requests.count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Older requests" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Newer requests" }).click();
+    await page.getByText("pager request 20 turn 0").waitFor();
+  });
+
   test("a request held for its input budget shows why on the conversations page; the status page counts it; its windows are recovered", async () => {
     const words = (count: number, seed: string) => Array.from({ length: count }, (_, i) => `${seed}${i % 97}`).join(" ");
     const publish = async (content: string[]) => {
@@ -444,11 +475,21 @@ describe("the operator console", () => {
     const request = page.getByRole("region", { name: `Request ${stalled}` });
     await request.locator(".badge", { hasText: /^failed$/ }).waitFor();
     await request.getByText(/reason: .*learning is stalled/).waitFor();
+    // The page says what stalled it and what clears it, beside the failed request.
+    await page
+      .getByRole("region", { name: "Learning is stalled" })
+      .getByText(/The LLM provider refused extraction \(auth error\)/)
+      .waitFor();
+    await shot("21-conversations-stalled");
     // The provider works again; a publish that overrides the stall clears it.
     providerRefuses = false;
     expect((await publish(true)).status).toBe(200);
     await svc.learningIdle();
     expect((await rest("GET", "/stall_state", apiKey)).body).toMatchObject({ stalled: false });
+    await page.reload();
+    await request.locator(".badge").waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(await page.getByRole("region", { name: "Learning is stalled" }).count()).toBe(0);
   });
 
   test("the status page charts the LLM tokens per day and stage, with the numbers in a table", async () => {
