@@ -313,26 +313,45 @@ function SampleRecords({ records }: { records: SampleRecord[] }) {
   );
 }
 
-/** The history range to import (start-inclusive, end-exclusive, in the past) under the validated mapping. */
+/**
+ * The history range to import (start-inclusive, end-exclusive, in the past) under the validated
+ * mapping. The range can be kept with the draft (the stream's history draft) for a later visit,
+ * which starts from it.
+ */
 function ActivateStep({ stream, mappingRevision, onActivated }: { stream: Stream; mappingRevision: number; onActivated(): void }) {
   const { client, session } = useMember();
   const queries = useQueryClient();
   const now = Math.floor(Date.now() / 1000);
-  const [history, setHistory] = useState(true);
-  const [range, setRange] = useState({ start: toLocalInput(now - 7 * DAY), end: toLocalInput(now - 60) });
-  const activate = useMutation({
-    mutationFn: async () => {
-      // Sampling advanced the stream revision: activation names the one read now.
-      const streams = await client.projectDataSources.list({ project_id: session.projectId });
-      const current = streams.streams.find((each) => each.stream_id === stream.stream_id);
-      return client.projectDataSources.activate({
+  const [history, setHistory] = useState(stream.history);
+  const [range, setRange] = useState({
+    start: toLocalInput(stream.history_start ?? now - 7 * DAY),
+    end: toLocalInput(stream.history_end ?? now - 60),
+  });
+  const bounds = () => (history ? { history_start: fromLocalInput(range.start), history_end: fromLocalInput(range.end) } : {});
+  // Sampling advanced the stream revision: a write names the one read now.
+  const currentRevision = async () => {
+    const streams = await client.projectDataSources.list({ project_id: session.projectId });
+    return streams.streams.find((each) => each.stream_id === stream.stream_id)?.revision ?? stream.revision;
+  };
+  const keep = useMutation({
+    mutationFn: async () =>
+      client.projectDataSources.saveHistoryDraft({
         project_id: session.projectId,
         stream_id: stream.stream_id,
-        stream_revision: current?.revision ?? stream.revision,
+        revision: await currentRevision(),
+        history,
+        ...bounds(),
+      }),
+  });
+  const activate = useMutation({
+    mutationFn: async () =>
+      client.projectDataSources.activate({
+        project_id: session.projectId,
+        stream_id: stream.stream_id,
+        stream_revision: await currentRevision(),
         mapping_revision: mappingRevision,
-        ...(history ? { history_start: fromLocalInput(range.start), history_end: fromLocalInput(range.end) } : {}),
-      });
-    },
+        ...bounds(),
+      }),
     onSuccess: async () => {
       await queries.invalidateQueries({ queryKey: ["data-sources"] });
       onActivated();
@@ -365,11 +384,20 @@ function ActivateStep({ stream, mappingRevision, onActivated }: { stream: Stream
         </div>
       )}
       <div className="actions">
+        <button type="button" disabled={keep.isPending} onClick={() => keep.mutate()}>
+          Keep this choice with the draft
+        </button>
         <button type="submit" className="primary" disabled={activate.isPending}>
           Activate the collection
         </button>
       </div>
-      <ErrorNote error={activate.error} />
+      {keep.data && (
+        <output>
+          Kept with the draft:{" "}
+          {keep.data.history ? `the history from ${formatTime(keep.data.history_start)} until ${formatTime(keep.data.history_end)}` : "no history"}.
+        </output>
+      )}
+      <ErrorNote error={keep.error ?? activate.error} />
     </form>
   );
 }

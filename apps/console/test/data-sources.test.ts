@@ -168,7 +168,14 @@ async function connectAndCollect(source: (typeof SOURCES)[number], shots: boolea
   expect(await page.evaluate<string>("document.activeElement.textContent")).toContain("step 5 of 5, activate");
   // The service's now moves to the browser's, which chose the history's end.
   env.svc.clock.now = Math.floor(Date.now() / 1000);
-  if (shots) await shot("34-data-sources-activate");
+  if (shots) {
+    // The range is kept with the draft, for a later visit to start from.
+    await page.getByRole("button", { name: "Keep this choice with the draft" }).click();
+    await page.getByText(/^Kept with the draft: the history from /).waitFor();
+    const kept = (await api("GET", "")).body.streams.find((each: { connection_id: string }) => each.connection_id);
+    expect(kept).toMatchObject({ history: true, history_start: expect.any(Number), history_end: expect.any(Number) });
+    await shot("34-data-sources-activate");
+  }
   await page.getByRole("button", { name: "Activate the collection" }).click();
 
   const collection = card(source.name);
