@@ -8,6 +8,7 @@ import { MappingRevision } from "./mapping-revision.tsx";
 import type { DataSourceList } from "./pages/data-sources.tsx";
 import { pageLink } from "./route.ts";
 import { useMember } from "./session.tsx";
+import { StreamPurge } from "./stream-purge.tsx";
 import { TrafficFilters } from "./traffic-filters.tsx";
 
 type CollectionStatus = Awaited<ReturnType<Client["projectDataSources"]["status"]>>;
@@ -28,7 +29,7 @@ const STALE = "The collection changed since this page read it: it was read again
  * An activated stream's collection: its state (running, paused, failing with the provider's message
  * and the next step), backfill and live progress, the operations, the backfill budget, the traffic
  * filters, the mapping's revision and promotion, held records a page at a time with their retry,
- * and the recent imports.
+ * the recent imports, and a user's erasure through the source.
  */
 export function CollectionView({ streamId, list, liveFilters }: { streamId: string; list: DataSourceList; liveFilters: boolean }) {
   const { client, session } = useMember();
@@ -130,6 +131,7 @@ export function CollectionView({ streamId, list, liveFilters }: { streamId: stri
       {backfill.status === "budget_exhausted" && <ExtendBackfill status={current} onError={onError} />}
       {current.held > 0 && <HeldRecords status={current} onError={onError} />}
       <Evidence streamId={streamId} />
+      <StreamPurge streamId={streamId} />
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { MappingStep } from "./mapping-step.tsx";
 import type { DataSourceList } from "./pages/data-sources.tsx";
 import { useMember } from "./session.tsx";
 import { fromLocalInput, toLocalInput } from "./time-input.ts";
+import { type Filter, FilterRows, sentFilters } from "./traffic-filters.tsx";
 
 type Connection = Awaited<ReturnType<Client["projectDataSources"]["createConnection"]>>;
 type Stream = Awaited<ReturnType<Client["projectDataSources"]["selectStream"]>>;
@@ -66,7 +67,14 @@ export function DataSourceWizard({ start, list, onClose }: { start: WizardStart;
         ))}
       </ol>
       {step === "connect" && <ConnectStep providers={list.capabilities.providers} onConnected={setConnection} />}
-      {step === "project" && connection && <ProjectStep connection={connection} onSelected={setStream} />}
+      {step === "project" && connection && (
+        <ProjectStep
+          connection={connection}
+          paths={list.capabilities.filter_paths}
+          filterExecution={list.capabilities.providers.find((each) => each.provider === connection.provider)?.filter_execution ?? "after_download"}
+          onSelected={setStream}
+        />
+      )}
       {step === "sample" && stream && <SampleStep stream={stream} onSampled={setSampleId} />}
       {step === "mapping" && stream && sampleId && <MappingStep streamId={stream.stream_id} sampleId={sampleId} onValidated={setMappingRevision} />}
       {step === "activate" && stream && mappingRevision !== null && <ActivateStep stream={stream} mappingRevision={mappingRevision} onActivated={onClose} />}
@@ -153,8 +161,21 @@ function ConnectStep({ providers, onConnected }: { providers: ProviderCapability
   );
 }
 
-/** The provider's projects the credentials reach (a provider read), and the one to collect from. */
-function ProjectStep({ connection, onSelected }: { connection: Connection; onSelected(stream: Stream): void }) {
+/**
+ * The provider's projects the credentials reach (a provider read), the one to collect from, and the
+ * traffic filters its collection reads with (only trace_provider_a's can be edited after activation).
+ */
+function ProjectStep({
+  connection,
+  paths,
+  filterExecution,
+  onSelected,
+}: {
+  connection: Connection;
+  paths: string[];
+  filterExecution: string;
+  onSelected(stream: Stream): void;
+}) {
   const { client, session } = useMember();
   const queries = useQueryClient();
   const discovered = useQuery({
@@ -162,6 +183,7 @@ function ProjectStep({ connection, onSelected }: { connection: Connection; onSel
     queryFn: () => client.projectDataSources.discoverProjects({ project_id: session.projectId, connection_id: connection.connection_id }),
   });
   const [chosen, setChosen] = useState("");
+  const [filters, setFilters] = useState<Filter[]>([]);
   const select = useMutation({
     mutationFn: async () => {
       // The connection's revision moves with rotation and selection: read it again rather than trust the one in hand.
@@ -171,6 +193,7 @@ function ProjectStep({ connection, onSelected }: { connection: Connection; onSel
         connection_id: connection.connection_id,
         revision: current.revision,
         external_project_id: chosen,
+        filters: sentFilters(filters),
       });
     },
     onSuccess: (stream) => {
@@ -203,6 +226,10 @@ function ProjectStep({ connection, onSelected }: { connection: Connection; onSel
             {project.name} <span className="muted">({project.id})</span>
           </label>
         ))}
+      </fieldset>
+      <fieldset className="stack">
+        <legend>Traffic filters (optional; all must match; applied {filterExecution.replaceAll("_", " ")})</legend>
+        <FilterRows filters={filters} onChange={setFilters} paths={paths} listId={`selection-paths-${connection.connection_id}`} />
       </fieldset>
       <div className="actions">
         <button type="submit" className="primary" disabled={!chosen || select.isPending}>

@@ -7,7 +7,7 @@ import { ErrorNote } from "./error-note.tsx";
 import { useMember } from "./session.tsx";
 
 type CollectionStatus = Awaited<ReturnType<Client["projectDataSources"]["status"]>>;
-type Filter = CollectionStatus["filters"][number];
+export type Filter = CollectionStatus["filters"][number];
 type FilterOp = (typeof FILTER_OPS)[number];
 
 const OP_WORDS: Record<FilterOp, string> = { eq: "equals", in: "is one of", exists: "exists" };
@@ -42,8 +42,7 @@ export function TrafficFilters({
         stream_id: status.stream_id,
         stream_revision: status.stream_revision,
         lifecycle_revision: status.lifecycle_revision,
-        // Values are one a line in the editor: blank lines are not values.
-        filters: filters.map((filter) => ({ ...filter, values: filter.op === "exists" ? [] : filter.values.filter((value) => value !== "") })),
+        filters: sentFilters(filters),
       }),
     onSuccess: (next) => {
       setDraft(null);
@@ -74,31 +73,8 @@ export function TrafficFilters({
       {draft !== null && (
         <fieldset className="stack">
           <legend>New traffic filters (all must match; none: every trace)</legend>
-          <datalist id={listId}>
-            {paths.map((path) => (
-              <option key={path} value={path} />
-            ))}
-          </datalist>
-          {draft.map((filter, index) => (
-            <FilterFields
-              // Rows are edited in place and only removed: their position names them.
-              // biome-ignore lint/suspicious/noArrayIndexKey: see above
-              key={index}
-              number={index + 1}
-              filter={filter}
-              listId={listId}
-              onChange={(next) => setDraft(draft.map((each, at) => (at === index ? next : each)))}
-              onRemove={() => setDraft(draft.filter((_, at) => at !== index))}
-            />
-          ))}
+          <FilterRows filters={draft} onChange={setDraft} paths={paths} listId={listId} />
           <div className="actions">
-            <button
-              type="button"
-              disabled={draft.length >= MAX_FILTERS}
-              onClick={() => setDraft([...draft, { path: paths[0] ?? "tags", op: "eq", values: [""] }])}
-            >
-              Add a filter
-            </button>
             <ConfirmAction
               label="Save the traffic filters"
               confirmLabel={`Confirm: read live traffic with ${draft.length === 0 ? "no filter" : draft.length === 1 ? "1 filter" : `${draft.length} filters`} from now on`}
@@ -119,6 +95,44 @@ export function TrafficFilters({
         </fieldset>
       )}
     </section>
+  );
+}
+
+/** Filters as the service takes them: values are one a line in the editor, and blank lines are not values. */
+export const sentFilters = (filters: Filter[]): Filter[] =>
+  filters.map((filter) => ({ ...filter, values: filter.op === "exists" ? [] : filter.values.filter((value) => value !== "") }));
+
+/** Filters edited row by row (field, condition, values), with the paths the service supports offered. */
+export function FilterRows({ filters, onChange, paths, listId }: { filters: Filter[]; onChange(next: Filter[]): void; paths: string[]; listId: string }) {
+  return (
+    <>
+      <datalist id={listId}>
+        {paths.map((path) => (
+          <option key={path} value={path} />
+        ))}
+      </datalist>
+      {filters.map((filter, index) => (
+        <FilterFields
+          // Rows are edited in place and only removed: their position names them.
+          // biome-ignore lint/suspicious/noArrayIndexKey: see above
+          key={index}
+          number={index + 1}
+          filter={filter}
+          listId={listId}
+          onChange={(next) => onChange(filters.map((each, at) => (at === index ? next : each)))}
+          onRemove={() => onChange(filters.filter((_, at) => at !== index))}
+        />
+      ))}
+      <div className="actions">
+        <button
+          type="button"
+          disabled={filters.length >= MAX_FILTERS}
+          onClick={() => onChange([...filters, { path: paths[0] ?? "tags", op: "eq", values: [""] }])}
+        >
+          Add a filter
+        </button>
+      </div>
+    </>
   );
 }
 

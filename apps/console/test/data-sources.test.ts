@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hashPassword } from "@als/identity";
 import { ensureConsoleBuilt } from "@als/test-support/console-build.ts";
 import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.ts";
 import { scriptedReply, startScriptedLlm } from "@als/test-support/scripted-llm.ts";
@@ -40,11 +41,20 @@ const traffic = {
 };
 
 type Provider = keyof typeof SYNTHETIC_MAPPING_FIELDS;
-const SOURCES: { provider: Provider; name: string; credentials: Record<string, string> }[] = [
+const SOURCES: { provider: Provider; name: string; credentials: Record<string, string>; filter?: { path: string; value: string } }[] = [
   { provider: "trace_provider_a", name: "Support traces A", credentials: { "API key": BRAINTRUST_KEY } },
-  { provider: "trace_provider_b", name: "Support traces B", credentials: { "API key": LANGFUSE_KEYS.secret_key, "Public key": LANGFUSE_KEYS.public_key } },
+  {
+    provider: "trace_provider_b",
+    name: "Support traces B",
+    credentials: { "API key": LANGFUSE_KEYS.secret_key, "Public key": LANGFUSE_KEYS.public_key },
+    // Every generated trace is of env prod: the filter, chosen with the project, keeps them all.
+    filter: { path: "metadata.env", value: "prod" },
+  },
   { provider: "trace_provider_c", name: "Support traces C", credentials: { "API key": LANGSMITH_KEY } },
 ];
+
+/** The owner's password, typed again to open a governance session for an erasure through a source. */
+const PASSWORD = "data sources owner password 1";
 
 /** The provider whose mapping the model is asked for next: the test connects one at a time. */
 let proposing: Provider = "trace_provider_a";
@@ -90,6 +100,8 @@ beforeAll(async () => {
   const scripted = await startScriptedLlm(reply);
   closeLlm = () => scripted.server.close();
   env = await startDataSourceService("console-sources", { llm: scripted.llm, traffic });
+  // The test tenant's owner signs in without a password: given one, as an owner who set it has.
+  await env.svc.deps.db.query("UPDATE members SET password_hash = $2 WHERE member_id = $1", [env.owner.ownerId, await hashPassword(PASSWORD)]);
   env.svc.app.listen({ hostname: "127.0.0.1", port: 0 });
   origin = `http://127.0.0.1:${env.svc.app.server!.port}`;
   ({ browser, page } = await launchBrowser());
@@ -131,8 +143,21 @@ async function connectAndCollect(source: (typeof SOURCES)[number], shots: boolea
   const project = page.getByRole("radio", { name: new RegExp(SYNTHETIC_PROJECTS[source.provider]) });
   await project.check();
   for (const value of Object.values(source.credentials)) expect(await page.content()).not.toContain(value);
+  if (source.filter) {
+    const selection = page.getByRole("form", { name: "Project" });
+    await selection.getByRole("button", { name: "Add a filter" }).click();
+    await selection.getByRole("group", { name: "Filter 1" }).getByLabel("Field").fill(source.filter.path);
+    await selection.getByRole("group", { name: "Filter 1" }).getByLabel("Values (one a line)").fill(source.filter.value);
+  }
   if (shots) await shot("31-data-sources-project");
   await page.getByRole("button", { name: "Select this project" }).click();
+  await page.getByRole("button", { name: "Sample the traffic" }).waitFor();
+  if (source.filter) {
+    const stream = (await api("GET", "")).body.streams.find(
+      (each: { external_project_id: string }) => each.external_project_id === SYNTHETIC_PROJECTS[source.provider],
+    );
+    expect(stream.filters).toEqual([{ path: source.filter.path, op: "eq", values: [source.filter.value] }]);
+  }
 
   await page.getByRole("button", { name: "Sample the traffic" }).click();
   await page.getByText(`${HISTORY.count} records sampled`).waitFor();
@@ -379,5 +404,29 @@ describe("the data-sources page", () => {
     await shot("44-phone-data-sources-filters");
     await filters.getByRole("button", { name: "Cancel" }).click();
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+  test("a user imported by a source is erased through it: previewed with a governance session, confirmed, followed to its end", async () => {
+    const requestsOf = async (userId: string) =>
+      (await env.svc.call("POST", "/api/get_requests", { user_id: userId, top_k: 100 }, bearer(env.owner.fullKey))).body.sessions;
+    expect((await requestsOf("u-0")).length).toBeGreaterThan(0);
+    const collection = card(SOURCES[0]!.name);
+    await collection.getByText("Erase a user imported from this source").click();
+    const form = collection.getByRole("form", { name: "Erase a user through this source" });
+    await form.getByLabel("User ID to erase").fill("u-0");
+    await form.getByLabel("Type the user ID again to confirm").fill("u-0");
+    await form.getByLabel("Your password (opens a short governance session)").fill(PASSWORD);
+    await form.getByRole("button", { name: "Preview the erasure of u-0" }).click();
+    await collection
+      .getByRole("list", { name: "What the erasure would remove" })
+      .getByText(/^requests: [1-9]/)
+      .waitFor();
+    // The preview erases nothing.
+    expect((await requestsOf("u-0")).length).toBeGreaterThan(0);
+    await collection.getByRole("button", { name: "Erase u-0 through this source" }).click();
+    await collection.getByRole("button", { name: "Confirm: erase u-0 from default (cannot be undone)" }).click();
+    await collection.getByText(/: complete/).waitFor();
+    await shot("45-data-sources-purge");
+    expect(await requestsOf("u-0")).toEqual([]);
+    expect((await requestsOf("u-1")).length).toBeGreaterThan(0);
   });
 });
