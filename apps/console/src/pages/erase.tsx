@@ -35,6 +35,13 @@ export function ErasePage() {
         Removes everything the project holds about the user (interactions, profiles, user playbooks, their questions). Agent playbooks stay. This cannot be
         undone.
       </p>
+      {session.localOperator && (
+        <p className="warning">
+          The local operator has no password, so it cannot open the governance session erasure needs. A member of the local organisation who signs in with a
+          password can: invite one (<code>POST /api/account/invitations</code>; without a mail server the link is in the server's log) after{" "}
+          <code>scripts/als governance grant --org local</code>.
+        </p>
+      )}
       <form onSubmit={submit} className="stack card">
         <label>
           User ID to erase
