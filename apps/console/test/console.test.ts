@@ -83,15 +83,15 @@ const checkProgress = () => page.getByRole("button", { name: "Check progress" })
 describe("the operator console", () => {
   test("a wrong password is refused with the service's message; the right one signs in", async () => {
     await page.goto(`${origin}/console/`);
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill("not the password");
+    await page.getByLabel("Email", { exact: true }).fill(EMAIL);
+    await page.getByLabel("Password", { exact: true }).fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").waitFor();
     expect(await page.getByRole("alert").textContent()).toContain("wrong email or password");
     await shot("01-sign-in");
-    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     // Enter submits: the form works from the keyboard.
-    await page.getByLabel("Password").press("Enter");
+    await page.getByLabel("Password", { exact: true }).press("Enter");
     await page.getByRole("heading", { name: "Onboarding" }).waitFor();
     expect(await page.getByLabel("Project").inputValue()).toBe("default");
   });
@@ -592,8 +592,8 @@ describe("the operator console", () => {
     // The member comes back to the tab later: the console's next read is refused.
     await page.reload();
     await page.getByText("Your session ended: sign in again.").waitFor();
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Email", { exact: true }).fill(EMAIL);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
     // Back on the page the member was on.
     await page.getByRole("heading", { name: "Onboarding" }).waitFor();
@@ -608,8 +608,8 @@ describe("the operator console", () => {
     expect((await rest("GET", "/api/account/me", token)).status).toBe(401);
     const otherEmail = `owner-${crypto.randomUUID().slice(0, 8)}@other.example`;
     await createOrganization(svc.deps, { name: "Other Co", ownerEmail: otherEmail, ownerPassword: PASSWORD, emailVerified: true });
-    await page.getByLabel("Email").fill(otherEmail);
-    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Email", { exact: true }).fill(otherEmail);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     // Watch every change of the page: the first organisation's profile must never be drawn, not even
     // for the moment before a fresh read replaces it.
     await page.evaluate(
