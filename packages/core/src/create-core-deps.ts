@@ -1,6 +1,6 @@
 import { createEmbedder, createLlm, createLocalReranker } from "@als/ai";
 import { createComputePool } from "@als/compute";
-import { openDatabase } from "@als/db";
+import { type Database, learningHnsw, openDatabase } from "@als/db";
 import { QdrantVectorIndex } from "@als/vector";
 import { followConfigChanges } from "./config/follow-config-changes.ts";
 import { type CoreDeps, systemClock } from "./deps.ts";
@@ -61,6 +61,7 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
     };
     // Several processes share a PostgreSQL database: each hears the configuration changes of the others.
     if (settings.storage.kind === "postgres") built.push(followConfigChanges(deps, settings.storage, log));
+    await keepLearningHnswWhereSearched(db, settings.vectorIndex?.kind ?? "pgvector", log);
     if (settings.vectorIndex?.kind === "qdrant") {
       const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
       await prepareVectorIndex({ db, vectorIndex });
@@ -85,4 +86,25 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
     await close();
     throw error;
   }
+}
+
+/**
+ * PGlite's HNSW indexes of the learnings serve vector searches only when no in-process index holds
+ * them, but every write keeps them up to date on the one WebAssembly thread: about six of every
+ * seven milliseconds of an embedded learning's insert. Beside the in-process index they are
+ * dropped (a search the index does not serve is then an exact scan in the database); with another
+ * index (pgvector, Qdrant's fallback) they are built again. A PostgreSQL server keeps them: its
+ * inserts run on its own cores, and its processes may choose their indexes apart.
+ */
+async function keepLearningHnswWhereSearched(db: Database, vectorIndex: string, log: CoreLogger): Promise<void> {
+  if (db.kind !== "pglite") return;
+  if (vectorIndex === "in-process") {
+    const dropped = await learningHnsw.dropLearningHnsw(db);
+    if (dropped.length > 0) log.info("in-process vector index: the database's HNSW indexes of the learnings dropped", { dropped });
+    return;
+  }
+  const missing = await learningHnsw.missingLearningHnsw(db);
+  if (missing.length === 0) return;
+  log.info("building the database's HNSW indexes of the learnings (the vector index is not in-process); this reads every learning", { vectorIndex, missing });
+  await learningHnsw.restoreLearningHnsw(db);
 }

@@ -69,6 +69,7 @@ export type { InvitationRecord, InvitedRole } from "./queries/invitations.ts";
 export * as invitations from "./queries/invitations.ts";
 export type { CursorRecord, Extractor, LlmUsageRecord, LlmUsageRow, PendingSummary, StallRecord } from "./queries/learning.ts";
 export * as learning from "./queries/learning.ts";
+export * as learningHnsw from "./queries/learning-hnsw.ts";
 export type { RunStatus } from "./queries/leased-runs.ts";
 export type { LiveSession, SessionKind } from "./queries/login-sessions.ts";
 export * as loginSessions from "./queries/login-sessions.ts";
