@@ -5,6 +5,7 @@
 import "./exit-on-pool-close.mjs";
 import * as ort from "onnxruntime-node";
 import { move } from "piscina";
+import { boundedRuns } from "./bounded-runs.mjs";
 import { loadModel } from "./load-model.mjs";
 
 /**
@@ -27,6 +28,30 @@ function tokenIds(tokenizer, text, maxTokens) {
 export default async function embedTexts({ modelDir, maxTokens, texts }) {
   const { tokenizer, session } = await loadModel(modelDir, { withConfig: true });
   const batch = texts.map((text) => tokenIds(tokenizer, text, maxTokens));
+  /** @type {Float32Array | undefined} */
+  let vectors;
+  for (const run of boundedRuns(
+    batch.map((ids) => ids.length),
+    maxTokens,
+  )) {
+    const pooled = await embedRun(
+      session,
+      modelDir,
+      run.map((index) => /** @type {number[]} */ (batch[index])),
+    );
+    const dimensions = pooled.length / run.length;
+    vectors ??= new Float32Array(texts.length * dimensions);
+    for (const [row, index] of run.entries()) vectors.set(pooled.subarray(row * dimensions, (row + 1) * dimensions), index * dimensions);
+  }
+  if (vectors === undefined) throw new Error("an embedding task needs at least one text");
+  return move(vectors);
+}
+
+/**
+ * One model run over token ids (a run of boundedRuns): a mean-pooled, unit-length vector per row.
+ * @param {ort.InferenceSession} session @param {string} modelDir @param {number[][]} batch @returns {Promise<Float32Array>}
+ */
+async function embedRun(session, modelDir, batch) {
   const batchSize = batch.length;
   const sequenceLength = Math.max(...batch.map((ids) => ids.length));
 
@@ -50,7 +75,7 @@ export default async function embedTexts({ modelDir, maxTokens, texts }) {
   const { last_hidden_state: hidden } = await session.run(feeds);
   if (hidden === undefined) throw new Error(`model in ${modelDir} has no last_hidden_state output`);
   const dimensions = /** @type {number} */ (hidden.dims[2]);
-  return move(meanPoolNormalized(/** @type {Float32Array} */ (hidden.data), batch, sequenceLength, dimensions));
+  return meanPoolNormalized(/** @type {Float32Array} */ (hidden.data), batch, sequenceLength, dimensions);
 }
 
 /**

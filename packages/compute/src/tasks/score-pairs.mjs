@@ -5,6 +5,7 @@ import "./exit-on-pool-close.mjs";
 import * as ort from "onnxruntime-node";
 import { move } from "piscina";
 import { encodePairs } from "../cross-encoder/encode-pairs.mjs";
+import { boundedRuns } from "./bounded-runs.mjs";
 import { loadModel } from "./load-model.mjs";
 
 /**
@@ -15,6 +16,28 @@ import { loadModel } from "./load-model.mjs";
 export default async function scorePairs({ modelDir, maxTokens, query, documents }) {
   const { tokenizer, session } = await loadModel(modelDir, { withConfig: false });
   const pairs = encodePairs(tokenizer, query, documents, maxTokens);
+  // A buffer this task owns, which can then be transferred to the host, not cloned.
+  const scores = new Float32Array(pairs.length);
+  for (const run of boundedRuns(
+    pairs.map(({ ids }) => ids.length),
+    maxTokens,
+  )) {
+    const logits = await scoreRun(
+      session,
+      modelDir,
+      run.map((index) => /** @type {{ ids: number[]; typeIds: number[] }} */ (pairs[index])),
+    );
+    for (const [row, index] of run.entries()) scores[index] = /** @type {number} */ (logits[row]);
+  }
+  return move(scores);
+}
+
+/**
+ * One model run over encoded pairs (a run of boundedRuns): a relevance logit per pair.
+ * @param {ort.InferenceSession} session @param {string} modelDir @param {{ ids: number[]; typeIds: number[] }[]} pairs
+ * @returns {Promise<Float32Array>}
+ */
+async function scoreRun(session, modelDir, pairs) {
   const batchSize = pairs.length;
   const sequenceLength = Math.max(...pairs.map(({ ids }) => ids.length));
 
@@ -40,6 +63,5 @@ export default async function scorePairs({ modelDir, maxTokens, query, documents
   if (logits.dims.length !== 2 || logits.dims[0] !== batchSize || logits.dims[1] !== 1) {
     throw new Error(`model in ${modelDir} returned logits of shape [${logits.dims.join(", ")}], expected [${batchSize}, 1]`);
   }
-  // Copied into a buffer this task owns, which can then be transferred to the host, not cloned.
-  return move(Float32Array.from(/** @type {Float32Array} */ (logits.data)));
+  return /** @type {Float32Array} */ (logits.data);
 }
