@@ -68,7 +68,10 @@ function parseEta(text: string): number | null {
 }
 
 /** Runs the CLI, noting each progress line as it arrives; `stopWhen` a line says so, it is SIGKILLed. */
-async function runImport(args: string[], stopWhen: (seen: Seen) => boolean): Promise<{ seen: Seen[]; started: number; ended: number; killed: boolean; stdout: string }> {
+async function runImport(
+  args: string[],
+  stopWhen: (seen: Seen) => boolean,
+): Promise<{ seen: Seen[]; started: number; ended: number; killed: boolean; stdout: string }> {
   const started = performance.now();
   const child = Bun.spawn(["bun", CLI, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "pipe" });
   const seen: Seen[] = [];
@@ -108,7 +111,9 @@ async function main(): Promise<void> {
   for (let index = 0; index < opts.interactions; index++) {
     const user = `user-${index % opts.users}`;
     const role = Math.floor(index / opts.users) % 2 === 0 ? "User" : "Agent";
-    lines.push(JSON.stringify({ user_id: user, session_id: `${user}-history`, role, content: `turn ${index}: the weekly report goes to the finance team on Fridays` }));
+    lines.push(
+      JSON.stringify({ user_id: user, session_id: `${user}-history`, role, content: `turn ${index}: the weekly report goes to the finance team on Fridays` }),
+    );
   }
   writeFileSync(file, `${lines.join("\n")}\n`);
   progress(`starting an embedded server on ${url} (DATA_DIR ${dataDir})`);
@@ -154,7 +159,12 @@ async function main(): Promise<void> {
       markdownTable(
         ["run", "interactions", "seconds", "interactions/s"],
         [
-          ["until the kill", String(killedAt.done), ((first.ended - first.started) / 1000).toFixed(1), (killedAt.done / ((first.ended - first.started) / 1000)).toFixed(0)],
+          [
+            "until the kill",
+            String(killedAt.done),
+            ((first.ended - first.started) / 1000).toFixed(1),
+            (killedAt.done / ((first.ended - first.started) / 1000)).toFixed(0),
+          ],
           [
             "resumed",
             String(summary.published_now),

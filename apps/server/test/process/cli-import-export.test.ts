@@ -78,7 +78,9 @@ describe("scripts/als import", () => {
     // 200 interactions of 10 users, interleaved as a log in time order, and one peer-format session line.
     const lines: string[] = [];
     for (let index = 0; index < 200; index++) lines.push(turn(`user-${index % 10}`, `resume turn ${index}`));
-    lines.push(JSON.stringify({ user_id: "peer", session_id: "p1", interactions: [{ role: "User", content: "resume turn 200" }, { content: "resume turn 201" }] }));
+    lines.push(
+      JSON.stringify({ user_id: "peer", session_id: "p1", interactions: [{ role: "User", content: "resume turn 200" }, { content: "resume turn 201" }] }),
+    );
     const file = join(dir, "resume.jsonl");
     writeFileSync(file, `${lines.join("\n")}\n`);
     const args = ["import", file, "--url", url, "--api-key", alpha.key, "--batch-size", "10", "--concurrency", "4"];
@@ -153,7 +155,12 @@ describe("scripts/als export", () => {
 
     const session = await createClient({ baseUrl: url }).account.login({ email: alpha.email, password: PASSWORD });
     const governance = await createClient({ baseUrl: url, apiKey: session.token }).account.createGovernanceSession({ password: PASSWORD });
-    const direct = await svc.call("POST", "/api/governance/export-user", { user_id: "user-3", request_id: "direct" }, { authorization: `Bearer ${governance.token}` });
+    const direct = await svc.call(
+      "POST",
+      "/api/governance/export-user",
+      { user_id: "user-3", request_id: "direct" },
+      { authorization: `Bearer ${governance.token}` },
+    );
     expect(direct.status).toBe(200);
     expect(written.interactions).toHaveLength(20);
     const { exported_at: _w, ...writtenRest } = written;
