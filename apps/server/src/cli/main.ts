@@ -28,7 +28,7 @@ async function runCommandLine(argv: readonly string[]): Promise<void> {
       readStdin: () => Bun.stdin.text(),
       promptSecret,
       stderr: process.stderr,
-      apiKeyFromEnvironment: process.env.ALS_API_KEY || undefined,
+      apiKeyFromEnvironment: process.env.SERVICE_API_KEY || undefined,
     });
   } else {
     result = await runOnDatabase(command, line.values);

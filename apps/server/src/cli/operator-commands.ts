@@ -56,7 +56,7 @@ export interface ServiceCommandIo {
   promptSecret(question: string): Promise<string | null>;
   /** Where progress is drawn. */
   stderr: ProgressOutput;
-  /** ALS_API_KEY, if set. */
+  /** SERVICE_API_KEY, if set. */
   apiKeyFromEnvironment: string | undefined;
 }
 

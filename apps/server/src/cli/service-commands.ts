@@ -42,7 +42,7 @@ const importCommand: ServiceCommand = {
   positional: { name: "file", placeholder: "<file.jsonl>", help: "one interaction or one session (with `interactions`) a line" },
   options: {
     url: URL_OPTION,
-    "api-key": { type: "string", placeholder: "<als_…>", help: "an API key of the project to import into (default: ALS_API_KEY; none on a local server)" },
+    "api-key": { type: "string", placeholder: "<als_…>", help: "an API key of the project to import into (default: SERVICE_API_KEY; none on a local server)" },
     "batch-size": {
       type: "string",
       placeholder: "<n>",

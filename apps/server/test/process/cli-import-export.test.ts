@@ -49,18 +49,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function spawnCli(args: string[], stdin?: string) {
+function spawnCli(args: string[], stdin?: string, env: Record<string, string> = {}) {
   return Bun.spawn(["bun", CLI, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "" },
+    env: { PATH: process.env.PATH ?? "", ...env },
     stdin: stdin === undefined ? "ignore" : new Blob([stdin]),
     stdout: "pipe",
     stderr: "pipe",
   });
 }
 
-async function als(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawnCli(args, stdin);
+async function als(args: string[], stdin?: string, env?: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawnCli(args, stdin, env);
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { code, stdout, stderr };
 }
@@ -133,10 +133,10 @@ describe("scripts/als import", () => {
     expect(stored.sort()).toEqual(expected.sort());
   }, 20_000);
 
-  test("a wrong key stops the import with the API's answer and publishes nothing", async () => {
+  test("a wrong key (from SERVICE_API_KEY) stops the import with the API's answer and publishes nothing", async () => {
     const file = join(dir, "unauthorised.jsonl");
     writeFileSync(file, `${turn("nobody", "never stored")}\n`);
-    const run = await als(["import", file, "--url", url, "--api-key", "als_notakey0_notakey"]);
+    const run = await als(["import", file, "--url", url], undefined, { SERVICE_API_KEY: "als_notakey0_notakey" });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("401 unauthorized");
     expect(run.stderr).toContain("run the same command again to resume");
