@@ -22,13 +22,16 @@ export function randomPort(): number {
   }
 }
 
-/** The API server as its own process, configured by `env` only, so a test can kill it outright. */
-export function spawnServer(port: number, env: Record<string, string>): Subprocess {
+/**
+ * The API server as its own process, configured by `env` only, so a test can kill it outright. Its
+ * log (stderr) is the test's own, or a stream the test reads with `log: "pipe"`.
+ */
+export function spawnServer(port: number, env: Record<string, string>, { log = "inherit" }: { log?: "inherit" | "pipe" } = {}) {
   return Bun.spawn(["bun", SERVER_MAIN], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", PORT: String(port), LOG_LEVEL: "error", ...env },
     stdout: "ignore",
-    stderr: "inherit",
+    stderr: log,
   });
 }
 

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { lazy, Suspense, useEffect, useRef } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { ApiKeysPage } from "./pages/api-keys.tsx";
 import { ApprovalsPage } from "./pages/approvals.tsx";
 import { ConversationsPage } from "./pages/conversations.tsx";
@@ -10,7 +10,7 @@ import { OnboardingPage } from "./pages/onboarding.tsx";
 import { QuestionsPage } from "./pages/questions.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { PAGES, type PageId, useRoute } from "./route.ts";
-import { useMember, useSession } from "./session.tsx";
+import { localOperatorDeclined, localOperatorSession, useMember, useSession } from "./session.tsx";
 
 // The charting library is most of the bundle: it loads when a page with charts is first opened.
 const EvaluationPage = lazy(() => import("./pages/evaluation.tsx").then((module) => ({ default: module.EvaluationPage })));
@@ -31,7 +31,28 @@ const PAGE_COMPONENTS: Record<PageId, React.ComponentType> = {
 
 export function App() {
   const { session } = useSession();
-  return session ? <Shell /> : <SignInPage />;
+  return session ? <Shell /> : <SignedOut />;
+}
+
+/**
+ * Without a session, a local server's console opens as its operator when the server gives that
+ * session here (unless the operator signed out of this tab); otherwise it is the sign-in page.
+ */
+function SignedOut() {
+  const { signIn } = useSession();
+  const [declined] = useState(localOperatorDeclined);
+  const local = useQuery({ queryKey: ["local-operator-session"], queryFn: localOperatorSession, enabled: !declined, gcTime: 0 });
+  useEffect(() => {
+    if (local.data) signIn(local.data);
+  }, [local.data, signIn]);
+  if (!declined && (local.isPending || local.data)) {
+    return (
+      <main className="sign-in" id="main">
+        <output>Opening the console…</output>
+      </main>
+    );
+  }
+  return <SignInPage localOperatorSignedOut={declined} />;
 }
 
 /** The signed-in console: navigation, the project switch, and the page of the URL. */
@@ -74,7 +95,10 @@ function Shell() {
             ))}
           </select>
         </label>
-        <span className="who">{me.data ? `${me.data.email} · ${me.data.organization_name}` : session.email}</span>
+        <span className="who">
+          {session.localOperator ? "Local operator" : (me.data?.email ?? session.email)}
+          {me.data && ` · ${me.data.organization_name}`}
+        </span>
         <button type="button" onClick={leave}>
           Sign out
         </button>

@@ -4,8 +4,12 @@ import { useState } from "react";
 import { ConfirmAction } from "./confirm-action.tsx";
 import { ErrorNote } from "./error-note.tsx";
 import { formatTime } from "./format.ts";
+import { MappingRevision } from "./mapping-revision.tsx";
+import type { DataSourceList } from "./pages/data-sources.tsx";
 import { pageLink } from "./route.ts";
 import { useMember } from "./session.tsx";
+import { StreamPurge } from "./stream-purge.tsx";
+import { TrafficFilters } from "./traffic-filters.tsx";
 
 type CollectionStatus = Awaited<ReturnType<Client["projectDataSources"]["status"]>>;
 type RetryPreview = Awaited<ReturnType<Client["projectDataSources"]["previewRetry"]>>;
@@ -23,10 +27,11 @@ const STALE = "The collection changed since this page read it: it was read again
 
 /**
  * An activated stream's collection: its state (running, paused, failing with the provider's message
- * and the next step), backfill and live progress, the operations, the backfill budget, held records
- * with their retry, and the recent imports.
+ * and the next step), backfill and live progress, the operations, the backfill budget, the traffic
+ * filters, the mapping's revision and promotion, held records a page at a time with their retry,
+ * the recent imports, and a user's erasure through the source.
  */
-export function CollectionView({ streamId }: { streamId: string }) {
+export function CollectionView({ streamId, list, liveFilters }: { streamId: string; list: DataSourceList; liveFilters: boolean }) {
   const { client, session } = useMember();
   const scope = { project_id: session.projectId, stream_id: streamId };
   const queries = useQueryClient();
@@ -121,9 +126,12 @@ export function CollectionView({ streamId }: { streamId: string }) {
         )}
       </div>
       <ErrorNote error={operate.error} />
+      <MappingRevision status={current} list={list} onError={onError} />
+      <TrafficFilters status={current} editable={liveFilters && current.state !== "stopped"} paths={list.capabilities.filter_paths} onError={onError} />
       {backfill.status === "budget_exhausted" && <ExtendBackfill status={current} onError={onError} />}
       {current.held > 0 && <HeldRecords status={current} onError={onError} />}
       <Evidence streamId={streamId} />
+      <StreamPurge streamId={streamId} />
     </div>
   );
 }
@@ -175,9 +183,14 @@ function HeldRecords({ status, onError }: { status: CollectionStatus; onError(er
   const { client, session } = useMember();
   const queries = useQueryClient();
   const scope = { project_id: session.projectId, stream_id: status.stream_id };
+  // The cursors of the pages opened after the first: the last one is the page shown.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const after = cursors.at(-1);
   const held = useQuery({
-    queryKey: ["held-records", session.projectId, status.stream_id, status.lifecycle_revision],
-    queryFn: () => client.projectDataSources.listHeld(scope),
+    // Records are held as the collection reads, without a new lifecycle revision: their count names the read too.
+    queryKey: ["held-records", session.projectId, status.stream_id, status.lifecycle_revision, status.held, after ?? ""],
+    queryFn: () => client.projectDataSources.listHeld({ ...scope, ...(after !== undefined && { after }) }),
+    placeholderData: (previous) => previous,
   });
   const [proposal, setProposal] = useState<RetryPreview | null>(null);
   const revisions = { lifecycle_revision: status.lifecycle_revision, mapping_revision: status.mapping_revision };
@@ -209,6 +222,21 @@ function HeldRecords({ status, onError }: { status: CollectionStatus; onError(er
             </li>
           ))}
         </ul>
+      )}
+      {(cursors.length > 0 || held.data?.next_cursor) && (
+        <div className="actions">
+          <span className="muted">Page {cursors.length + 1}</span>
+          {cursors.length > 0 && (
+            <button type="button" disabled={held.isFetching} onClick={() => setCursors(cursors.slice(0, -1))}>
+              Earlier held records
+            </button>
+          )}
+          {held.data?.next_cursor && (
+            <button type="button" disabled={held.isFetching} onClick={() => setCursors([...cursors, held.data.next_cursor!])}>
+              Later held records
+            </button>
+          )}
+        </div>
       )}
       {proposal ? (
         <div className="stack">

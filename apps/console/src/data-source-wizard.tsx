@@ -9,6 +9,7 @@ import { MappingStep } from "./mapping-step.tsx";
 import type { DataSourceList } from "./pages/data-sources.tsx";
 import { useMember } from "./session.tsx";
 import { fromLocalInput, toLocalInput } from "./time-input.ts";
+import { type Filter, FilterRows, sentFilters } from "./traffic-filters.tsx";
 
 type Connection = Awaited<ReturnType<Client["projectDataSources"]["createConnection"]>>;
 type Stream = Awaited<ReturnType<Client["projectDataSources"]["selectStream"]>>;
@@ -66,7 +67,14 @@ export function DataSourceWizard({ start, list, onClose }: { start: WizardStart;
         ))}
       </ol>
       {step === "connect" && <ConnectStep providers={list.capabilities.providers} onConnected={setConnection} />}
-      {step === "project" && connection && <ProjectStep connection={connection} onSelected={setStream} />}
+      {step === "project" && connection && (
+        <ProjectStep
+          connection={connection}
+          paths={list.capabilities.filter_paths}
+          filterExecution={list.capabilities.providers.find((each) => each.provider === connection.provider)?.filter_execution ?? "after_download"}
+          onSelected={setStream}
+        />
+      )}
       {step === "sample" && stream && <SampleStep stream={stream} onSampled={setSampleId} />}
       {step === "mapping" && stream && sampleId && <MappingStep streamId={stream.stream_id} sampleId={sampleId} onValidated={setMappingRevision} />}
       {step === "activate" && stream && mappingRevision !== null && <ActivateStep stream={stream} mappingRevision={mappingRevision} onActivated={onClose} />}
@@ -153,8 +161,21 @@ function ConnectStep({ providers, onConnected }: { providers: ProviderCapability
   );
 }
 
-/** The provider's projects the credentials reach (a provider read), and the one to collect from. */
-function ProjectStep({ connection, onSelected }: { connection: Connection; onSelected(stream: Stream): void }) {
+/**
+ * The provider's projects the credentials reach (a provider read), the one to collect from, and the
+ * traffic filters its collection reads with (only trace_provider_a's can be edited after activation).
+ */
+function ProjectStep({
+  connection,
+  paths,
+  filterExecution,
+  onSelected,
+}: {
+  connection: Connection;
+  paths: string[];
+  filterExecution: string;
+  onSelected(stream: Stream): void;
+}) {
   const { client, session } = useMember();
   const queries = useQueryClient();
   const discovered = useQuery({
@@ -162,6 +183,7 @@ function ProjectStep({ connection, onSelected }: { connection: Connection; onSel
     queryFn: () => client.projectDataSources.discoverProjects({ project_id: session.projectId, connection_id: connection.connection_id }),
   });
   const [chosen, setChosen] = useState("");
+  const [filters, setFilters] = useState<Filter[]>([]);
   const select = useMutation({
     mutationFn: async () => {
       // The connection's revision moves with rotation and selection: read it again rather than trust the one in hand.
@@ -171,6 +193,7 @@ function ProjectStep({ connection, onSelected }: { connection: Connection; onSel
         connection_id: connection.connection_id,
         revision: current.revision,
         external_project_id: chosen,
+        filters: sentFilters(filters),
       });
     },
     onSuccess: (stream) => {
@@ -204,6 +227,10 @@ function ProjectStep({ connection, onSelected }: { connection: Connection; onSel
           </label>
         ))}
       </fieldset>
+      <fieldset className="stack">
+        <legend>Traffic filters (optional; all must match; applied {filterExecution.replaceAll("_", " ")})</legend>
+        <FilterRows filters={filters} onChange={setFilters} paths={paths} listId={`selection-paths-${connection.connection_id}`} />
+      </fieldset>
       <div className="actions">
         <button type="submit" className="primary" disabled={!chosen || select.isPending}>
           Select this project
@@ -215,7 +242,7 @@ function ProjectStep({ connection, onSelected }: { connection: Connection; onSel
 }
 
 /** A sample of the stream's traffic in a window: up to 50 records, the evidence the mapping is reviewed against. */
-function SampleStep({ stream, onSampled }: { stream: Stream; onSampled(sampleId: string): void }) {
+export function SampleStep({ stream, onSampled }: { stream: Stream; onSampled(sampleId: string): void }) {
   const { client, session } = useMember();
   const now = Math.floor(Date.now() / 1000);
   const [window, setWindow] = useState({ start: toLocalInput(now - 7 * DAY), end: toLocalInput(now) });
@@ -313,26 +340,45 @@ function SampleRecords({ records }: { records: SampleRecord[] }) {
   );
 }
 
-/** The history range to import (start-inclusive, end-exclusive, in the past) under the validated mapping. */
+/**
+ * The history range to import (start-inclusive, end-exclusive, in the past) under the validated
+ * mapping. The range can be kept with the draft (the stream's history draft) for a later visit,
+ * which starts from it.
+ */
 function ActivateStep({ stream, mappingRevision, onActivated }: { stream: Stream; mappingRevision: number; onActivated(): void }) {
   const { client, session } = useMember();
   const queries = useQueryClient();
   const now = Math.floor(Date.now() / 1000);
-  const [history, setHistory] = useState(true);
-  const [range, setRange] = useState({ start: toLocalInput(now - 7 * DAY), end: toLocalInput(now - 60) });
-  const activate = useMutation({
-    mutationFn: async () => {
-      // Sampling advanced the stream revision: activation names the one read now.
-      const streams = await client.projectDataSources.list({ project_id: session.projectId });
-      const current = streams.streams.find((each) => each.stream_id === stream.stream_id);
-      return client.projectDataSources.activate({
+  const [history, setHistory] = useState(stream.history);
+  const [range, setRange] = useState({
+    start: toLocalInput(stream.history_start ?? now - 7 * DAY),
+    end: toLocalInput(stream.history_end ?? now - 60),
+  });
+  const bounds = () => (history ? { history_start: fromLocalInput(range.start), history_end: fromLocalInput(range.end) } : {});
+  // Sampling advanced the stream revision: a write names the one read now.
+  const currentRevision = async () => {
+    const streams = await client.projectDataSources.list({ project_id: session.projectId });
+    return streams.streams.find((each) => each.stream_id === stream.stream_id)?.revision ?? stream.revision;
+  };
+  const keep = useMutation({
+    mutationFn: async () =>
+      client.projectDataSources.saveHistoryDraft({
         project_id: session.projectId,
         stream_id: stream.stream_id,
-        stream_revision: current?.revision ?? stream.revision,
+        revision: await currentRevision(),
+        history,
+        ...bounds(),
+      }),
+  });
+  const activate = useMutation({
+    mutationFn: async () =>
+      client.projectDataSources.activate({
+        project_id: session.projectId,
+        stream_id: stream.stream_id,
+        stream_revision: await currentRevision(),
         mapping_revision: mappingRevision,
-        ...(history ? { history_start: fromLocalInput(range.start), history_end: fromLocalInput(range.end) } : {}),
-      });
-    },
+        ...bounds(),
+      }),
     onSuccess: async () => {
       await queries.invalidateQueries({ queryKey: ["data-sources"] });
       onActivated();
@@ -365,11 +411,20 @@ function ActivateStep({ stream, mappingRevision, onActivated }: { stream: Stream
         </div>
       )}
       <div className="actions">
+        <button type="button" disabled={keep.isPending} onClick={() => keep.mutate()}>
+          Keep this choice with the draft
+        </button>
         <button type="submit" className="primary" disabled={activate.isPending}>
           Activate the collection
         </button>
       </div>
-      <ErrorNote error={activate.error} />
+      {keep.data && (
+        <output>
+          Kept with the draft:{" "}
+          {keep.data.history ? `the history from ${formatTime(keep.data.history_start)} until ${formatTime(keep.data.history_end)}` : "no history"}.
+        </output>
+      )}
+      <ErrorNote error={keep.error ?? activate.error} />
     </form>
   );
 }

@@ -23,18 +23,46 @@ export function MappingStep({ streamId, sampleId, onValidated }: { streamId: str
     queryFn: () => client.projectDataSources.getMapping(scope),
     refetchOnMount: "always",
   });
+  // The saved draft's indexed text pointers (/input/messages/0/content) rewritten to their content array.
+  const upgrade = useMutation({
+    mutationFn: (expected_revision: number) => client.projectDataSources.upgradeMappingText({ ...scope, expected_revision }),
+    onSettled: () => mapping.refetch(),
+  });
   if (mapping.error) return <ErrorNote error={mapping.error} />;
   if (!mapping.data) return <p>Loading…</p>;
   // The editor starts afresh from each revision read: a re-read after a 409 replaces what was typed.
   return (
-    <MappingEditor
-      key={mapping.data.revision}
-      document={mapping.data}
-      sampleId={sampleId}
-      onReread={() => mapping.refetch()}
-      onValidated={onValidated}
-      streamId={streamId}
-    />
+    <>
+      <MappingEditor
+        key={mapping.data.revision}
+        document={mapping.data}
+        sampleId={sampleId}
+        onReread={() => mapping.refetch()}
+        onValidated={onValidated}
+        streamId={streamId}
+      />
+      {mapping.data.draft !== null && (
+        <div className="actions">
+          <button type="button" disabled={upgrade.isPending} onClick={() => upgrade.mutate(mapping.data.revision)}>
+            Rewrite the saved draft's indexed text pointers
+          </button>
+          {upgrade.data && (
+            <output>
+              {upgrade.data.revision === upgrade.variables
+                ? "No indexed text pointer to rewrite: the saved draft is unchanged."
+                : `Indexed text pointers rewritten to their content array: draft revision ${upgrade.data.revision}.`}
+            </output>
+          )}
+          {upgrade.error instanceof ClientError && upgrade.error.status === 409 ? (
+            <p className="warning" role="alert">
+              {STALE}
+            </p>
+          ) : (
+            <ErrorNote error={upgrade.error} />
+          )}
+        </div>
+      )}
+    </>
   );
 }
 

@@ -1,4 +1,4 @@
-import { type Client, createClient } from "@als/client";
+import { type Client, ClientError, createClient } from "@als/client";
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 
@@ -7,9 +7,13 @@ export interface StoredSession {
   token: string;
   email: string;
   projectId: string;
+  /** The local organisation's operator, which a local server gives a browser on its own machine. */
+  localOperator?: boolean;
 }
 
 const STORAGE_KEY = "als-console-session";
+/** Set when the local operator signed out of this tab: the console then waits to be asked again. */
+const LOCAL_DECLINED_KEY = "als-console-local-declined";
 /** Dispatched on window when the service answers 401 to the member's session. */
 export const SESSION_ENDED = "als-console-session-ended";
 
@@ -30,6 +34,30 @@ export function memberClient(token: string, projectId: string | null): Client {
     },
   });
 }
+
+/** The session as the console keeps it: the member's address and the project to open (`default` when the organisation has one). */
+export async function storedSessionFor(token: string, localOperator = false): Promise<StoredSession> {
+  const me = await memberClient(token, null).account.me();
+  const projectId = me.projects.some((project) => project.project_id === "default") ? "default" : (me.projects[0]?.project_id ?? "default");
+  return { token, email: me.email, projectId, ...(localOperator && { localOperator }) };
+}
+
+/**
+ * The local operator's session, when the server gives one here: a local server (AUTH_MODE=local)
+ * reached straight from its own machine. Null when it refuses (hosted, another machine, a proxy).
+ */
+export async function localOperatorSession(): Promise<StoredSession | null> {
+  try {
+    const { token } = await memberClient("", null).account.localSession();
+    return await storedSessionFor(token, true);
+  } catch (error) {
+    if (error instanceof ClientError && error.status === 403) return null;
+    throw error;
+  }
+}
+
+/** Whether the local operator signed out of this tab, so the console does not open for them again unasked. */
+export const localOperatorDeclined = () => sessionStorage.getItem(LOCAL_DECLINED_KEY) !== null;
 
 interface SessionState {
   session: StoredSession | null;
@@ -84,10 +112,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       client: session ? memberClient(session.token, session.projectId) : null,
       signIn: (next) => {
         setEndedNotice(false);
+        sessionStorage.removeItem(LOCAL_DECLINED_KEY);
         save(next);
       },
       switchProject: (projectId) => session && save({ ...session, projectId }),
-      signOut: () => save(null),
+      signOut: () => {
+        if (session?.localOperator) sessionStorage.setItem(LOCAL_DECLINED_KEY, "1");
+        save(null);
+      },
     }),
     [session, endedNotice, save],
   );

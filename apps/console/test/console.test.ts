@@ -83,15 +83,15 @@ const checkProgress = () => page.getByRole("button", { name: "Check progress" })
 describe("the operator console", () => {
   test("a wrong password is refused with the service's message; the right one signs in", async () => {
     await page.goto(`${origin}/console/`);
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill("not the password");
+    await page.getByLabel("Email", { exact: true }).fill(EMAIL);
+    await page.getByLabel("Password", { exact: true }).fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").waitFor();
     expect(await page.getByRole("alert").textContent()).toContain("wrong email or password");
     await shot("01-sign-in");
-    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     // Enter submits: the form works from the keyboard.
-    await page.getByLabel("Password").press("Enter");
+    await page.getByLabel("Password", { exact: true }).press("Enter");
     await page.getByRole("heading", { name: "Onboarding" }).waitFor();
     expect(await page.getByLabel("Project").inputValue()).toBe("default");
   });
@@ -343,6 +343,37 @@ describe("the operator console", () => {
     await page.getByText("Offer only vegan recipes and say they are vegan").waitFor();
   });
 
+  test("the project's sessions and a user's requests are paged: older ones load on demand", async () => {
+    // A first request of one turn, then 20 of 25 turns: the newest 500 turns of the project are all of pager-s.
+    for (let index = 0; index < 21; index++) {
+      const published = await rest("POST", "/api/publish_interaction", apiKey, {
+        user_id: "pager",
+        session_id: "pager-s",
+        interaction_data_list: Array.from({ length: index === 0 ? 1 : 25 }, (_, turn) => ({
+          role: turn % 2 === 0 ? "User" : "Agent",
+          content: `pager request ${index} turn ${turn}`,
+        })),
+      });
+      expect(published.status).toBe(200);
+    }
+    await open("Conversations");
+    await page.getByRole("button", { name: "pager-s", exact: true }).waitFor();
+    expect(await page.getByRole("button", { name: "cook-1-s", exact: true }).count()).toBe(0);
+    await page.getByRole("button", { name: "Show older sessions" }).click();
+    await page.getByRole("button", { name: "cook-1-s", exact: true }).waitFor();
+    await shot("20-conversations-older-sessions");
+    await page.getByRole("button", { name: "pager-s", exact: true }).click();
+    const requests = page.locator("section.request");
+    await page.getByText("pager request 20 turn 0").waitFor();
+    expect(await requests.count()).toBe(20);
+    await page.getByRole("button", { name: "Older requests" }).click();
+    await page.getByText("pager request 0 turn 0").waitFor();
+    expect(await requests.count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Older requests" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Newer requests" }).click();
+    await page.getByText("pager request 20 turn 0").waitFor();
+  });
+
   test("a request held for its input budget shows why on the conversations page; the status page counts it; its windows are recovered", async () => {
     const words = (count: number, seed: string) => Array.from({ length: count }, (_, i) => `${seed}${i % 97}`).join(" ");
     const publish = async (content: string[]) => {
@@ -444,11 +475,21 @@ describe("the operator console", () => {
     const request = page.getByRole("region", { name: `Request ${stalled}` });
     await request.locator(".badge", { hasText: /^failed$/ }).waitFor();
     await request.getByText(/reason: .*learning is stalled/).waitFor();
+    // The page says what stalled it and what clears it, beside the failed request.
+    await page
+      .getByRole("region", { name: "Learning is stalled" })
+      .getByText(/The LLM provider refused extraction \(auth error\)/)
+      .waitFor();
+    await shot("21-conversations-stalled");
     // The provider works again; a publish that overrides the stall clears it.
     providerRefuses = false;
     expect((await publish(true)).status).toBe(200);
     await svc.learningIdle();
     expect((await rest("GET", "/stall_state", apiKey)).body).toMatchObject({ stalled: false });
+    await page.reload();
+    await request.locator(".badge").waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(await page.getByRole("region", { name: "Learning is stalled" }).count()).toBe(0);
   });
 
   test("the status page charts the LLM tokens per day and stage, with the numbers in a table", async () => {
@@ -551,8 +592,8 @@ describe("the operator console", () => {
     // The member comes back to the tab later: the console's next read is refused.
     await page.reload();
     await page.getByText("Your session ended: sign in again.").waitFor();
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Email", { exact: true }).fill(EMAIL);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
     // Back on the page the member was on.
     await page.getByRole("heading", { name: "Onboarding" }).waitFor();
@@ -567,8 +608,8 @@ describe("the operator console", () => {
     expect((await rest("GET", "/api/account/me", token)).status).toBe(401);
     const otherEmail = `owner-${crypto.randomUUID().slice(0, 8)}@other.example`;
     await createOrganization(svc.deps, { name: "Other Co", ownerEmail: otherEmail, ownerPassword: PASSWORD, emailVerified: true });
-    await page.getByLabel("Email").fill(otherEmail);
-    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Email", { exact: true }).fill(otherEmail);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     // Watch every change of the page: the first organisation's profile must never be drawn, not even
     // for the moment before a fresh read replaces it.
     await page.evaluate(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hashPassword } from "@als/identity";
 import { ensureConsoleBuilt } from "@als/test-support/console-build.ts";
 import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.ts";
 import { scriptedReply, startScriptedLlm } from "@als/test-support/scripted-llm.ts";
@@ -40,11 +41,20 @@ const traffic = {
 };
 
 type Provider = keyof typeof SYNTHETIC_MAPPING_FIELDS;
-const SOURCES: { provider: Provider; name: string; credentials: Record<string, string> }[] = [
+const SOURCES: { provider: Provider; name: string; credentials: Record<string, string>; filter?: { path: string; value: string } }[] = [
   { provider: "trace_provider_a", name: "Support traces A", credentials: { "API key": BRAINTRUST_KEY } },
-  { provider: "trace_provider_b", name: "Support traces B", credentials: { "API key": LANGFUSE_KEYS.secret_key, "Public key": LANGFUSE_KEYS.public_key } },
+  {
+    provider: "trace_provider_b",
+    name: "Support traces B",
+    credentials: { "API key": LANGFUSE_KEYS.secret_key, "Public key": LANGFUSE_KEYS.public_key },
+    // Every generated trace is of env prod: the filter, chosen with the project, keeps them all.
+    filter: { path: "metadata.env", value: "prod" },
+  },
   { provider: "trace_provider_c", name: "Support traces C", credentials: { "API key": LANGSMITH_KEY } },
 ];
+
+/** The owner's password, typed again to open a governance session for an erasure through a source. */
+const PASSWORD = "data sources owner password 1";
 
 /** The provider whose mapping the model is asked for next: the test connects one at a time. */
 let proposing: Provider = "trace_provider_a";
@@ -90,6 +100,8 @@ beforeAll(async () => {
   const scripted = await startScriptedLlm(reply);
   closeLlm = () => scripted.server.close();
   env = await startDataSourceService("console-sources", { llm: scripted.llm, traffic });
+  // The test tenant's owner signs in without a password: given one, as an owner who set it has.
+  await env.svc.deps.db.query("UPDATE members SET password_hash = $2 WHERE member_id = $1", [env.owner.ownerId, await hashPassword(PASSWORD)]);
   env.svc.app.listen({ hostname: "127.0.0.1", port: 0 });
   origin = `http://127.0.0.1:${env.svc.app.server!.port}`;
   ({ browser, page } = await launchBrowser());
@@ -131,8 +143,21 @@ async function connectAndCollect(source: (typeof SOURCES)[number], shots: boolea
   const project = page.getByRole("radio", { name: new RegExp(SYNTHETIC_PROJECTS[source.provider]) });
   await project.check();
   for (const value of Object.values(source.credentials)) expect(await page.content()).not.toContain(value);
+  if (source.filter) {
+    const selection = page.getByRole("form", { name: "Project" });
+    await selection.getByRole("button", { name: "Add a filter" }).click();
+    await selection.getByRole("group", { name: "Filter 1" }).getByLabel("Field").fill(source.filter.path);
+    await selection.getByRole("group", { name: "Filter 1" }).getByLabel("Values (one a line)").fill(source.filter.value);
+  }
   if (shots) await shot("31-data-sources-project");
   await page.getByRole("button", { name: "Select this project" }).click();
+  await page.getByRole("button", { name: "Sample the traffic" }).waitFor();
+  if (source.filter) {
+    const stream = (await api("GET", "")).body.streams.find(
+      (each: { external_project_id: string }) => each.external_project_id === SYNTHETIC_PROJECTS[source.provider],
+    );
+    expect(stream.filters).toEqual([{ path: source.filter.path, op: "eq", values: [source.filter.value] }]);
+  }
 
   await page.getByRole("button", { name: "Sample the traffic" }).click();
   await page.getByText(`${HISTORY.count} records sampled`).waitFor();
@@ -168,7 +193,14 @@ async function connectAndCollect(source: (typeof SOURCES)[number], shots: boolea
   expect(await page.evaluate<string>("document.activeElement.textContent")).toContain("step 5 of 5, activate");
   // The service's now moves to the browser's, which chose the history's end.
   env.svc.clock.now = Math.floor(Date.now() / 1000);
-  if (shots) await shot("34-data-sources-activate");
+  if (shots) {
+    // The range is kept with the draft, for a later visit to start from.
+    await page.getByRole("button", { name: "Keep this choice with the draft" }).click();
+    await page.getByText(/^Kept with the draft: the history from /).waitFor();
+    const kept = (await api("GET", "")).body.streams.find((each: { connection_id: string }) => each.connection_id);
+    expect(kept).toMatchObject({ history: true, history_start: expect.any(Number), history_end: expect.any(Number) });
+    await shot("34-data-sources-activate");
+  }
   await page.getByRole("button", { name: "Activate the collection" }).click();
 
   const collection = card(source.name);
@@ -230,12 +262,106 @@ describe("the data-sources page", () => {
     for (const key of [BRAINTRUST_SALES_ONLY_KEY, ROTATED_KEY]) expect(await page.content()).not.toContain(key);
   });
 
+  test("held records beyond a page are read a page at a time", async () => {
+    const collection = card(SOURCES[0]!.name);
+    // 51 live traces without a user: with the two held before, three records more than a page of 50.
+    traffic.a.events.push(...braintrustTraffic({ start: env.svc.clock.now + 10, count: 51, heldEvery: 1, idPrefix: "no-user" }));
+    env.svc.clock.now += 200;
+    await collection.getByRole("button", { name: "Read live traffic now" }).click();
+    await collection.getByRole("definition").filter({ hasText: /^53$/ }).waitFor();
+    const held = collection.getByRole("region", { name: "Held records" });
+    await held.getByText("Page 1").waitFor();
+    expect(await held.locator("li").count()).toBe(50);
+    await held.getByRole("button", { name: "Later held records" }).click();
+    await held.getByText("Page 2").waitFor();
+    await held.locator("li").nth(2).waitFor();
+    expect(await held.locator("li").count()).toBe(3);
+    expect(await held.getByRole("button", { name: "Later held records" }).count()).toBe(0);
+    await shot("40-data-sources-held-pages");
+    await held.getByRole("button", { name: "Earlier held records" }).click();
+    await held.getByText("Page 1").waitFor();
+  });
+
+  test("the traffic filters are replaced from the keyboard, confirmed; a filter the service refuses names its field and changes nothing", async () => {
+    const collection = card(SOURCES[0]!.name);
+    const filters = collection.getByRole("region", { name: "Traffic filters" });
+    await filters.getByText("Every trace of the project is read (no filter).").waitFor();
+    await filters.getByRole("button", { name: "Edit the traffic filters" }).click();
+    await filters.getByRole("button", { name: "Add a filter" }).click();
+    const first = filters.getByRole("group", { name: "Filter 1" });
+    await first.getByLabel("Field").fill("user.name");
+    await first.getByLabel("Values (one a line)").fill("vip");
+    await filters.getByRole("button", { name: "Save the traffic filters" }).click();
+    await filters.getByRole("button", { name: "Confirm: read live traffic with 1 filter from now on" }).click();
+    await filters
+      .getByRole("alert")
+      .getByText(/filters\.0\.path: must be metadata\.<key>, span_attributes\.name or tags/)
+      .waitFor();
+    const streamId = (await api("GET", "")).body.streams[0].stream_id;
+    expect((await api("GET", `/streams/${streamId}/status`)).body.filters).toEqual([]);
+    await first.getByLabel("Field").fill("tags");
+    await filters.getByRole("button", { name: "Save the traffic filters" }).focus();
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Confirm: read live traffic with 1 filter from now on");
+    await page.keyboard.press("Enter");
+    await filters.getByRole("listitem").filter({ hasText: "tags equals “vip”" }).waitFor();
+    await filters.getByText("Applied before download.").waitFor();
+    await shot("41-data-sources-filters");
+    expect((await api("GET", `/streams/${streamId}/status`)).body.filters).toEqual([{ path: "tags", op: "eq", values: ["vip"] }]);
+  });
+
+  test("a revised mapping is validated against a fresh sample and promoted to the active mapping, confirmed", async () => {
+    const collection = card(SOURCES[0]!.name);
+    const streamId = (await api("GET", "")).body.streams[0].stream_id;
+    const active: number = (await api("GET", `/streams/${streamId}/status`)).body.mapping_revision;
+    await collection
+      .getByRole("definition")
+      .filter({ hasText: new RegExp(`^revision ${active}$`) })
+      .waitFor();
+    await collection.getByRole("button", { name: "Revise the mapping" }).click();
+    const revision = collection.getByRole("region", { name: /^Revise the mapping/ });
+    // The rotated credential made the setup's sample stale: a fresh one is taken.
+    await revision.getByRole("button", { name: "Sample the traffic" }).click();
+    await revision.getByText(/\d+ records sampled/).waitFor();
+    await revision.getByRole("button", { name: "Review the mapping against this sample" }).click();
+    await revision.getByRole("button", { name: "Rewrite the saved draft's indexed text pointers" }).click();
+    await revision.getByText("No indexed text pointer to rewrite: the saved draft is unchanged.").waitFor();
+    await revision.getByRole("button", { name: "Save and validate" }).click();
+    // Saved again, the draft is the next revision; promoted, it is the collection's.
+    await revision.getByRole("button", { name: `Make revision ${active + 1} the active mapping` }).click();
+    await revision.getByRole("button", { name: `Confirm: read from now on with mapping revision ${active + 1}` }).click();
+    await collection
+      .getByRole("definition")
+      .filter({ hasText: new RegExp(`^revision ${active + 1}$`) })
+      .waitFor();
+    await shot("42-data-sources-mapping-promoted");
+    expect((await api("GET", `/streams/${streamId}/status`)).body.mapping_revision).toBe(active + 1);
+  });
+
   for (const source of SOURCES.slice(1)) {
     test(`${source.provider}: the same walk from connect to a running collection`, async () => {
       env.svc.clock.now = Math.floor(Date.now() / 1000);
       await connectAndCollect(source, false);
     });
   }
+
+  test("the dashboard's source parameter opens that connection; an unknown one says so", async () => {
+    const { connections } = (await api("GET", "")).body;
+    const chosen = connections.find((each: { name: string }) => each.name === SOURCES[1]!.name);
+    await page.goto(`${origin}/console/#/data-sources?source=${chosen.connection_id}`);
+    await page.getByText(`Showing the data source ${chosen.connection_id} only.`).waitFor();
+    await card(SOURCES[1]!.name).locator(".badge", { hasText: "running: collecting" }).waitFor();
+    expect(await page.getByRole("article").count()).toBe(1);
+    await shot("43-data-sources-source-link");
+    // Followed while the page is open, a link with another source opens that one.
+    await page.goto(`${origin}/console/#/data-sources?source=dsc_unknown`);
+    await page.getByText("The link's data source dsc_unknown is not one of this project's.").waitFor();
+    expect(await page.getByRole("article").count()).toBe(0);
+    await page.getByRole("button", { name: "Show every data source" }).click();
+    await card(SOURCES[2]!.name).waitFor();
+    expect(await page.getByRole("article").count()).toBe(SOURCES.length);
+    expect(page.url()).toEndWith("#/data-sources");
+  });
 
   test("the status page shows each project's learning lag and users waiting, and links the Temporal UI in full mode", async () => {
     await env.svc.learningIdle();
@@ -271,6 +397,36 @@ describe("the data-sources page", () => {
     await card(SOURCES[2]!.name).locator(".badge", { hasText: "running: collecting" }).waitFor();
     expect(await page.evaluate<number>(OVERFLOW)).toBeLessThanOrEqual(0);
     await shot("38-phone-data-sources");
+    const filters = card(SOURCES[0]!.name).getByRole("region", { name: "Traffic filters" });
+    await filters.getByRole("button", { name: "Edit the traffic filters" }).click();
+    await filters.getByRole("group", { name: "Filter 1" }).waitFor();
+    expect(await page.evaluate<number>(OVERFLOW)).toBeLessThanOrEqual(0);
+    await shot("44-phone-data-sources-filters");
+    await filters.getByRole("button", { name: "Cancel" }).click();
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+  test("a user imported by a source is erased through it: previewed with a governance session, confirmed, followed to its end", async () => {
+    const requestsOf = async (userId: string) =>
+      (await env.svc.call("POST", "/api/get_requests", { user_id: userId, top_k: 100 }, bearer(env.owner.fullKey))).body.sessions;
+    expect((await requestsOf("u-0")).length).toBeGreaterThan(0);
+    const collection = card(SOURCES[0]!.name);
+    await collection.getByText("Erase a user imported from this source").click();
+    const form = collection.getByRole("form", { name: "Erase a user through this source" });
+    await form.getByLabel("User ID to erase").fill("u-0");
+    await form.getByLabel("Type the user ID again to confirm").fill("u-0");
+    await form.getByLabel("Your password (opens a short governance session)").fill(PASSWORD);
+    await form.getByRole("button", { name: "Preview the erasure of u-0" }).click();
+    await collection
+      .getByRole("list", { name: "What the erasure would remove" })
+      .getByText(/^requests: [1-9]/)
+      .waitFor();
+    // The preview erases nothing.
+    expect((await requestsOf("u-0")).length).toBeGreaterThan(0);
+    await collection.getByRole("button", { name: "Erase u-0 through this source" }).click();
+    await collection.getByRole("button", { name: "Confirm: erase u-0 from default (cannot be undone)" }).click();
+    await collection.getByText(/: complete/).waitFor();
+    await shot("45-data-sources-purge");
+    expect(await requestsOf("u-0")).toEqual([]);
+    expect((await requestsOf("u-1")).length).toBeGreaterThan(0);
   });
 });

@@ -17,7 +17,7 @@ import { Elysia } from "elysia";
 import type { IncomingRequest, RequestContext } from "./context.ts";
 import { withBackstop } from "./http/backstop.ts";
 import { type BrowserPolicy, browserGuard, LOCAL_BROWSER_POLICY } from "./http/browser-guard.ts";
-import { type ClientAddressOf, clientAddressResolver } from "./http/client-address.ts";
+import { type ClientAddressOf, clientAddressResolver, fromThisMachine } from "./http/client-address.ts";
 import { CONSOLE_DIST, serveConsoleFile } from "./http/console-files.ts";
 import { errorCodeOf, errorResponse, translateError } from "./http/error-response.ts";
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyFrom } from "./http/idempotency-key-header.ts";
@@ -79,13 +79,17 @@ const CORRELATION_HEADER = "x-correlation-id";
 /** Elysia's handle on the listening server, if any: it knows the peer's address. */
 type Listener = { requestIP(request: Request): { address: string } | null } | null | undefined;
 
-const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientAddressOf): IncomingRequest => ({
-  correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
-  authorization: request.headers.get("authorization"),
-  project: request.headers.get("x-service-project"),
-  idempotencyKey: request.headers.get(IDEMPOTENCY_KEY_HEADER),
-  clientAddress: clientAddressOf(request, server?.requestIP(request)?.address ?? null),
-});
+const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientAddressOf): IncomingRequest => {
+  const peer = server?.requestIP(request)?.address ?? null;
+  return {
+    correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
+    authorization: request.headers.get("authorization"),
+    project: request.headers.get("x-service-project"),
+    idempotencyKey: request.headers.get(IDEMPOTENCY_KEY_HEADER),
+    clientAddress: clientAddressOf(request, peer),
+    fromThisMachine: fromThisMachine(request, peer),
+  };
+};
 
 /**
  * The HTTP application: REST under /api, tRPC under /trpc, MCP (Streamable HTTP) at /mcp, OpenAPI at
@@ -133,7 +137,17 @@ export function buildApp({
     } else if (principal.kind === "api_key" || principal.kind === "session") {
       rateLimiter.take(principalIdOf(principal), rateClass, principal.kind === "api_key" ? "this API key" : "this session");
     }
-    return { deps, principal, scope, correlationId: incoming.correlationId, clientAddress: incoming.clientAddress, authMode, accounts, timings };
+    return {
+      deps,
+      principal,
+      scope,
+      correlationId: incoming.correlationId,
+      clientAddress: incoming.clientAddress,
+      fromThisMachine: incoming.fromThisMachine,
+      authMode,
+      accounts,
+      timings,
+    };
   };
 
   /** Runs a route on parsed input within its time budget. */

@@ -13,6 +13,8 @@ export interface RequestContext {
   correlationId: string;
   /** The client's address (TRUSTED_PROXIES decides whether forwarded headers name it); null in process. */
   clientAddress: string | null;
+  /** Whether the request came straight from the server's own machine (see fromThisMachine). */
+  fromThisMachine: boolean;
   /** `required`: the callers are tenants of a hosted service, who are never shown the server's own paths. */
   authMode: AuthMode;
   /** Mail, third-party sign-in and the public address, for the account endpoints. */
@@ -34,4 +36,6 @@ export interface IncomingRequest {
   idempotencyKey: string | null;
   /** The client's IP address when the request came over a socket (null in process): sign-in limits. */
   clientAddress: string | null;
+  /** A loopback peer and no forwarding header: a client on this machine, not a proxy in front of us. */
+  fromThisMachine: boolean;
 }

@@ -54,7 +54,10 @@ try {
   await service.close();
   process.exit(1);
 }
-log.info("listening", { url: `http://${settings.host}:${settings.port}`, mode: service.mode, storage: settings.storage.kind });
+const url = `http://${settings.host}:${settings.port}`;
+// On a local server the console needs no account from this machine: the first thing a new user opens.
+const consoleNote = settings.identity.authMode === "local" ? { console: `${url}/console/ (no sign-in from this machine)` } : {};
+log.info("listening", { url, mode: service.mode, storage: settings.storage.kind, ...consoleNote });
 
 // One shutdown, however many signals: scripts/serve forwards the SIGTERM (or Ctrl-C) that the process
 // group also received, and a second run would close the database under the first one's last work.

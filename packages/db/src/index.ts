@@ -17,6 +17,8 @@ export type { AggregationInput, OperationRecord, OperationStatus } from "./queri
 export * as aggregation from "./queries/aggregation.ts";
 export type { ApiKeyAccess, ApiKeyRecord } from "./queries/api-keys.ts";
 export * as apiKeys from "./queries/api-keys.ts";
+export type { CollectionStateFigures, CollectionTraceCount } from "./queries/collection-figures.ts";
+export * as collectionFigures from "./queries/collection-figures.ts";
 export type {
   BackfillStatus,
   CollectionInsert,

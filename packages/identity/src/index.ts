@@ -14,6 +14,7 @@ export { listProjects } from "./account/list-projects.ts";
 export { logIn } from "./account/log-in.ts";
 export { logOut } from "./account/log-out.ts";
 export { openGovernanceSession } from "./account/open-governance-session.ts";
+export { LOCAL_OPERATOR, openLocalOperatorSession } from "./account/open-local-operator-session.ts";
 export { registerAccount } from "./account/register-account.ts";
 export { removeMember } from "./account/remove-member.ts";
 export { requireMemberSession } from "./account/require-member-session.ts";

@@ -41,6 +41,7 @@ export function ConversationsPage() {
   return (
     <section aria-labelledby="conversations-title">
       <h1 id="conversations-title">Conversations</h1>
+      <StallNote />
       <HeldWindows userId={shown.userId} />
       <form className="filters" onSubmit={show} aria-label="Whose conversations">
         <label>
@@ -60,6 +61,32 @@ export function ConversationsPage() {
   );
 }
 
+/**
+ * A provider stall fails every request's learning with its reason until it clears. The service
+ * offers no operator action that clears it: the next publish with override_learning_stall that
+ * learns does, once the provider's credentials or billing are fixed. The page says so, beside the
+ * requests that failed.
+ */
+function StallNote() {
+  const { client, session } = useMember();
+  const stall = useQuery({ queryKey: ["stall", session.projectId], queryFn: () => client.learning.stallState(), refetchOnMount: "always" });
+  if (stall.error) return <ErrorNote error={stall.error} />;
+  if (!stall.data?.stalled) return null;
+  return (
+    <section className="card warning-card" aria-labelledby="stall-title">
+      <h2 id="stall-title">Learning is stalled</h2>
+      <p>
+        The LLM provider refused extraction ({stall.data.reason?.replace("_", " ")}) at {formatTime(stall.data.stalled_at)}: {stall.data.error_message}.
+        Requests published since fail with “learning is stalled”. Fix the provider's credentials or billing; the next publish with override_learning_stall that
+        learns clears the stall and the paused users' learning goes on.
+      </p>
+      <p>
+        <a href={pageLink("status", {})}>The stall on the status page</a>
+      </p>
+    </section>
+  );
+}
+
 /** The project's sessions, newest activity first, from the newest turns of every user; older ones load on demand. */
 function ProjectSessions({ onOpen }: { onOpen(userId: string, sessionId: string): void }) {
   const { client, session } = useMember();
@@ -68,6 +95,8 @@ function ProjectSessions({ onOpen }: { onOpen(userId: string, sessionId: string)
     queryKey: ["recent-turns", session.projectId, limit],
     queryFn: () => client.interactions.getAll({ limit }),
     placeholderData: (previous) => previous,
+    // Agents publish behind the page's back: each visit reads the newest turns afresh.
+    refetchOnMount: "always",
   });
   const sessions = groupSessions(turns.data?.interactions ?? []);
   const more = turns.data !== undefined && turns.data.interactions.length === limit && limit < MAX_TURNS;

@@ -1,7 +1,7 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ErrorNote } from "../error-note.tsx";
-import { formatTime } from "../format.ts";
+import { PurgeProgress } from "../purge-progress.tsx";
 import { memberClient, useMember } from "../session.tsx";
 
 /**
@@ -24,19 +24,10 @@ export function ErasePage() {
     },
     onSuccess: () => setPassword(""),
   });
-  const purgeId = erase.data?.purge_id ?? null;
-  const progress = useQuery({
-    queryKey: ["purge", purgeId],
-    enabled: purgeId !== null && governanceToken !== null,
-    queryFn: () => memberClient(governanceToken!, session.projectId).governance.getPurgeOperation({ purge_id: purgeId! }),
-    // Until the erasure is done; each poll is one bounded request.
-    refetchInterval: (query) => (query.state.data && ["complete", "failed"].includes(query.state.data.status) ? false : 1_000),
-  });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     erase.mutate();
   };
-  const operation = progress.data ?? erase.data;
   return (
     <section aria-labelledby="erase-title">
       <h1 id="erase-title">Erase a user</h1>
@@ -44,6 +35,13 @@ export function ErasePage() {
         Removes everything the project holds about the user (interactions, profiles, user playbooks, their questions). Agent playbooks stay. This cannot be
         undone.
       </p>
+      {session.localOperator && (
+        <p className="warning">
+          The local operator has no password, so it cannot open the governance session erasure needs. A member of the local organisation who signs in with a
+          password can: invite one (<code>POST /api/account/invitations</code>; without a mail server the link is in the server's log) after{" "}
+          <code>scripts/als governance grant --org local</code>.
+        </p>
+      )}
       <form onSubmit={submit} className="stack card">
         <label>
           User ID to erase
@@ -60,25 +58,9 @@ export function ErasePage() {
         <button type="submit" className="danger" disabled={erase.isPending || userId === "" || confirmation !== userId}>
           Erase {userId || "the user"} from {session.projectId}
         </button>
-        <ErrorNote error={erase.error ?? progress.error} />
+        <ErrorNote error={erase.error} />
       </form>
-      {operation && (
-        <output className="card">
-          <p>
-            Erasure {operation.purge_id}: <strong>{operation.status}</strong> (phase {operation.phase})
-            {operation.completed_at ? `, completed ${formatTime(operation.completed_at)}` : ""}
-            {operation.physically_removed_at ? `, removed from the database files ${formatTime(operation.physically_removed_at)}` : ""}.
-          </p>
-          {operation.error_code && <p className="error">Error: {operation.error_code}</p>}
-          <ul className="plain">
-            {Object.entries(operation.deleted_counts).map(([table, count]) => (
-              <li key={table}>
-                {table}: {count} removed
-              </li>
-            ))}
-          </ul>
-        </output>
-      )}
+      {erase.data && governanceToken && <PurgeProgress accepted={erase.data} governanceToken={governanceToken} />}
     </section>
   );
 }

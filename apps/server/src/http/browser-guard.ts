@@ -47,7 +47,8 @@ export function browserGuard(policy: BrowserPolicy) {
   };
 }
 
-function sameOrigin(origin: string, request: Request): boolean {
+/** Whether `origin` is the one the request was sent to: the console's own page. */
+export function sameOrigin(origin: string, request: Request): boolean {
   try {
     return new URL(origin).host === (request.headers.get("host") ?? new URL(request.url).host);
   } catch {

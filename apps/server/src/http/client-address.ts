@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import type { TrustedProxy } from "@als/core";
+import { sameOrigin } from "./browser-guard.ts";
 
 /** Finds the client's address of a request from its connecting address and its forwarding headers. */
 export type ClientAddressOf = (request: Request, peer: string | null) => string | null;
@@ -54,4 +55,27 @@ function withoutPort(entry: string): string {
 /** An IPv4 client reaching a dual-stack socket shows as `::ffff:203.0.113.7`: one client, one name. */
 function unmapped(address: string): string {
   return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address;
+}
+
+/** Headers a proxy adds for the client it forwards: a request carrying one came through a proxy. */
+const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"];
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+
+/**
+ * Whether the request came from a client on the server's own machine: over a loopback socket,
+ * without any forwarding header, and not from a page of another web origin. A proxy on the same
+ * machine (nginx, HAProxy) connects over loopback too, for clients anywhere; the header it adds is
+ * what tells it apart, whether or not it is trusted (TRUSTED_PROXIES), so nothing that came through
+ * one counts as this machine. A page of an origin SERVICE_ALLOWED_ORIGINS lets read the API is not
+ * the operator's console either.
+ */
+export function fromThisMachine(request: Request, peer: string | null): boolean {
+  if (peer === null || FORWARDING_HEADERS.some((name) => request.headers.has(name))) return false;
+  const origin = request.headers.get("origin");
+  if (origin !== null && !sameOrigin(origin, request)) return false;
+  const version = isIP(unmapped(peer));
+  return version !== 0 && LOOPBACK.check(unmapped(peer), version === 4 ? "ipv4" : "ipv6");
 }

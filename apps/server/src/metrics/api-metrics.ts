@@ -1,4 +1,11 @@
-import { type CoreDeps, type ProcessMetrics, registerBacklogMetrics, registerProcessMetrics } from "@als/core";
+import {
+  type CoreDeps,
+  type ProcessMetrics,
+  registerBacklogMetrics,
+  registerDataSourceMetrics,
+  registerProcessMetrics,
+  registerVectorIndexMetrics,
+} from "@als/core";
 import { Registry } from "prom-client";
 import { registerAdmissionMetrics } from "./admission-metrics.ts";
 import { type RequestMetrics, registerRequestMetrics } from "./request-metrics.ts";
@@ -11,14 +18,16 @@ export interface ApiMetrics extends ProcessMetrics {
 
 /**
  * The API process's metrics: the process's own (runtime, database pool, embedding pools, LLM calls),
- * requests by procedure, admission, and the backlog read from the database when scraped (learning
- * lag, durable work).
+ * requests by procedure, admission, its vector index, and what is read from the database when
+ * scraped (learning lag, durable work, the trace-provider collections).
  */
-export function createApiMetrics(deps: Pick<CoreDeps, "db" | "now" | "services">): ApiMetrics {
+export function createApiMetrics(deps: Pick<CoreDeps, "db" | "now" | "services" | "vectorIndex">): ApiMetrics {
   const registry = new Registry();
   const processMetrics = registerProcessMetrics(registry, deps.db);
   const requests = registerRequestMetrics(registry);
   registerAdmissionMetrics(registry, deps.services);
   registerBacklogMetrics(registry, deps.db, deps.now);
+  registerDataSourceMetrics(registry, deps.db);
+  registerVectorIndexMetrics(registry, deps.db, deps.vectorIndex);
   return { ...processMetrics, registry, requests };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type DataSourcePrefix, dataSourcePrefixes } from "@als/test-support/data-source-prefixes.ts";
+import { parseMetricsText, sampleValue } from "@als/test-support/metrics-text.ts";
 import { bearer, type Tenant } from "@als/test-support/tenants.ts";
 import { BRAINTRUST_KEY } from "@als/test-support/trace-providers/braintrust-server.ts";
 import { type DataSourceService, startDataSourceService } from "@als/test-support/trace-providers/data-source-service.ts";
@@ -14,6 +15,7 @@ import {
   SYNTHETIC_PROJECTS,
   type TrafficShape,
 } from "@als/test-support/trace-providers/synthetic-traffic.ts";
+import { createApiMetrics } from "../../src/metrics/api-metrics.ts";
 
 // Activation → backfill → live collection → held records and retry → evidence → deletion, per
 // provider against its protocol server with generated traffic (every 5th trace has no user and is
@@ -120,6 +122,15 @@ describe("a collection per provider", () => {
       expect(status).toMatchObject({ state: "collecting", stream_revision: stream.revision + 1, held: 5, last_error: null });
       expect(status.backfill).toMatchObject({ status: "complete", message_units_used: 40 });
       expect(status.backfill.counts).toEqual({ read: 25, imported: 20, duplicates: 0, held: 5, excluded: 0, spans_read: 0, spans_bounded: 0 });
+      // The same figures in /metrics, summed over the provider's collections (this one, here) and labelled by provider only.
+      const metrics = parseMetricsText(await createApiMetrics(env.svc.deps).registry.metrics());
+      const figure = (name: string, labels: Record<string, string> = {}) => sampleValue(metrics, name, { provider: source.provider, ...labels });
+      expect(figure("als_data_source_collections", { state: "collecting" })).toBe(1);
+      expect(figure("als_data_source_traces", { phase: "backfill", outcome: "imported" })).toBe(20);
+      expect(figure("als_data_source_traces", { phase: "backfill", outcome: "held" })).toBe(5);
+      expect(figure("als_data_source_held_records", { status: "held" })).toBe(5);
+      expect(figure("als_data_source_backfill_pages")).toBeGreaterThan(0);
+      expect(figure("als_data_source_collections_failing")).toBe(0);
       expect((await call(prefix, "GET", `/connections/${connection.connection_id}`)).body).toMatchObject({ status: "activated", draft_expires_at: null });
       expect((await call(prefix, "GET", `/streams/${stream.stream_id}/mapping`)).body.mapping_revision).toBe(1);
 

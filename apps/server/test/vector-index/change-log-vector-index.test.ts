@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ChangeLogFollower, loadSettings } from "@als/core";
 import { vectorChangeLog } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
+import { parseMetricsText, sampleValue } from "@als/test-support/metrics-text.ts";
 import { addAgentPlaybooks } from "@als/test-support/playbooks.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { PgVectorIndex, type PointRef } from "@als/vector";
+import { createApiMetrics } from "../../src/metrics/api-metrics.ts";
 
 // Full mode's in-process vector index: every API process keeps a graph of its own, rebuilt from the
 // tables at start and moved on by the change log of migration 0036. Two followers on one database
@@ -67,6 +69,18 @@ describe("the change-log vector index (full mode's API processes)", () => {
       expect(inSql.length).toBeGreaterThan(0);
       expect(await searchWith(first, request.query, request)).toEqual(inSql);
     }
+  });
+
+  test("/metrics shows the points it holds per collection, that it serves, and how long ago it read the log", async () => {
+    await first.catchUp();
+    const samples = parseMetricsText(await createApiMetrics({ ...svc.deps, vectorIndex: first }).registry.metrics());
+    const agentPlaybooks = (await svc.db.query<{ n: number }>("SELECT count(*)::int AS n FROM agent_playbooks"))[0]!.n;
+    expect(sampleValue(samples, "als_vector_index_points", { collection: "agent_playbooks" })).toBe(agentPlaybooks);
+    expect(sampleValue(samples, "als_vector_index_serving")).toBe(1);
+    expect(sampleValue(samples, "als_vector_index_follow_age_seconds")).toBeLessThan(5);
+    // Without an index of its own (pgvector in the database) there is no vector index to report.
+    const none = parseMetricsText(await createApiMetrics({ ...svc.deps, vectorIndex: undefined }).registry.metrics());
+    expect(none.filter((sample) => sample.name.startsWith("als_vector_"))).toEqual([]);
   });
 
   test("a write through one process is seen by the next search of every process", async () => {

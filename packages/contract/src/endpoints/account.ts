@@ -78,6 +78,18 @@ export const accountEndpoints = defineResource("account", {
     output: MemberSession,
     public: true,
   },
+  localSession: {
+    method: "POST",
+    path: "/api/account/local-session",
+    summary:
+      "On a local server (AUTH_MODE=local), a session of the local organisation's operator for a browser on the server's own machine: the console opens without signing in (403 in hosted mode, from another machine, or through a proxy)",
+    input: NoInput,
+    output: MemberSession,
+    public: true,
+    // No password is checked, so no sign-in attempt is spent: opening the console in several tabs is not guessing.
+    rateClass: "write",
+    errors: ["conflict"],
+  },
   logout: {
     method: "POST",
     path: "/api/account/logout",

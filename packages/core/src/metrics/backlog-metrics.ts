@@ -1,14 +1,7 @@
 import { type Database, type DurableWorkCount, type ProjectLearningLag, serviceBacklog } from "@als/db";
 import { Gauge, type Registry } from "prom-client";
-import { withinDeadline } from "../concurrency/deadline.ts";
+import { scrapeRead } from "./scrape-read.ts";
 
-/** A scrape waits at most this long for the database; past it the backlog figures are left out. */
-const BACKLOG_READ_DEADLINE_MS = 2_000;
-/**
- * Scrapes this close together share one read: several Prometheus servers (or a dashboard's
- * refreshes) must not multiply the queries.
- */
-const BACKLOG_READ_REUSE_MS = 5_000;
 /** The longest-waiting projects read per scrape: enough for the distribution, bounded however many projects lag. */
 const LAG_PROJECT_LIMIT = 10_000;
 /** Upper bounds (seconds) of the lag distribution over projects: a minute, ten, an hour, the default inactivity delay, a day, a week. */
@@ -27,18 +20,10 @@ interface Backlog {
  * `now` is Unix seconds.
  */
 export function registerBacklogMetrics(registry: Registry, db: Database, now: () => number): void {
-  let read: { at: number; backlog: Promise<Backlog | undefined> } | undefined;
-  const backlog = (): Promise<Backlog | undefined> => {
-    const at = performance.now();
-    if (read && at - read.at < BACKLOG_READ_REUSE_MS) return read.backlog;
-    const reading = Promise.all([serviceBacklog.countDurableWork(db), serviceBacklog.readLearningLag(db, LAG_PROJECT_LIMIT)]).then(([work, lags]) => ({
-      work,
-      lags,
-    }));
-    const bounded = withinDeadline(reading, at + BACKLOG_READ_DEADLINE_MS).catch(() => undefined);
-    read = { at, backlog: bounded };
-    return bounded;
-  };
+  const backlog = scrapeRead<Backlog>(async () => {
+    const [work, lags] = await Promise.all([serviceBacklog.countDurableWork(db), serviceBacklog.readLearningLag(db, LAG_PROJECT_LIMIT)]);
+    return { work, lags };
+  });
 
   new Gauge({
     name: "als_backlog_read_ok",

@@ -61,6 +61,8 @@ export class ChangeLogFollower implements VectorIndex {
   /** False: searches are left to PostgreSQL (before the first catch-up, during a rebuild). */
   private caughtUp = false;
   private lastSave = Date.now();
+  /** When the log was last read through (performance.now()); null before the first catch-up. */
+  private followedAt: number | null = null;
   private readonly loops: BackgroundLoop[] = [];
   /**
    * Whether the text index holds every row as of `horizon`. It is not saved: a start from the
@@ -166,8 +168,21 @@ export class ChangeLogFollower implements VectorIndex {
       this.queued = null;
       await this.pushPending();
       this.caughtUp = true;
+      this.followedAt = performance.now();
     });
     return this.queued;
+  }
+
+  /**
+   * What metrics show of it: the points it holds per collection, whether it serves searches (caught
+   * up, not rebuilding), and how long ago it last read the log through (null: never yet).
+   */
+  status(): { points: Record<string, number>; serving: boolean; followedSecondsAgo: number | null } {
+    return {
+      points: this.index.pointCounts(),
+      serving: this.caughtUp,
+      followedSecondsAgo: this.followedAt === null ? null : (performance.now() - this.followedAt) / 1000,
+    };
   }
 
   /** Takes in every change and saves the graph with it (an erasure waits for this, so no save keeps the subject's points). */

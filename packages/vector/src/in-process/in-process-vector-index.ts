@@ -73,6 +73,13 @@ export class InProcessVectorIndex implements VectorIndex {
     return this.settings.collections;
   }
 
+  /** How many points each held collection has, over every project (metrics). */
+  pointCounts(): Record<Collection, number> {
+    const counts = Object.fromEntries(this.settings.collections.map((collection) => [collection, 0])) as Record<Collection, number>;
+    for (const { ref, partition } of this.partitions.values()) counts[ref.collection] += partition.size;
+    return counts;
+  }
+
   serves(collection: Collection, filter: VectorFilter): boolean {
     return this.held.has(collection) && !filter.must.some((condition) => this.selectiveKeys.has(condition.key));
   }

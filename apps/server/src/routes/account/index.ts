@@ -12,6 +12,7 @@ import listApiKeys from "./list-api-keys.ts";
 import listInvitations from "./list-invitations.ts";
 import listMembers from "./list-members.ts";
 import listProjects from "./list-projects.ts";
+import localSession from "./local-session.ts";
 import login from "./login.ts";
 import logout from "./logout.ts";
 import me from "./me.ts";
@@ -24,6 +25,7 @@ export const accountRoutes = {
   register,
   verifyEmail,
   login,
+  localSession,
   logout,
   me,
   changePassword,

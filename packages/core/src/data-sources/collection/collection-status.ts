@@ -1,4 +1,4 @@
-import { AppError, type CollectionStatus, type DataSourceProvider, type ProjectConfig } from "@als/contract";
+import { AppError, type COLLECTION_STATES, type CollectionStatus, type DataSourceProvider, type ProjectConfig } from "@als/contract";
 import { type CollectionRecord, dataSourceCollections, dataSourceHeld, type ImportPhase, type Scope, type Sql, type StreamRecord } from "@als/db";
 import { getProjectConfig } from "../../config/project-config.ts";
 import type { CoreDeps } from "../../deps.ts";
@@ -19,6 +19,12 @@ export async function activeCollection(deps: CoreDeps, scope: Scope, streamId: s
 export async function getCollectionStatus(deps: CoreDeps, scope: Scope, streamId: string): Promise<CollectionStatus> {
   const { stream, collection } = await activeCollection(deps, scope, streamId);
   return toCollectionStatus(deps, scope, stream, collection);
+}
+
+/** The state a collection shows (COLLECTION_STATES): an active one is backfilling until its backfill stops importing. */
+export function collectionStateName(collection: Pick<CollectionRecord, "state" | "backfill_status">): (typeof COLLECTION_STATES)[number] {
+  if (collection.state !== "active") return collection.state;
+  return collection.backfill_status === "importing" ? "backfilling" : "collecting";
 }
 
 const countsOf = (collection: CollectionRecord, phase: ImportPhase) => {
@@ -51,7 +57,7 @@ export async function toCollectionStatus(
   const held = await dataSourceHeld.countHeld(db, scope, collection.stream_id);
   const cooldown = await dataSourceCollections.connectionCooldown(db, scope, collection.connection_id);
   const config = within?.config ?? (await getProjectConfig(deps, scope));
-  const state = collection.state !== "active" ? collection.state : collection.backfill_status === "importing" ? "backfilling" : "collecting";
+  const state = collectionStateName(collection);
   return {
     stream_id: collection.stream_id,
     connection_id: collection.connection_id,
