@@ -41,14 +41,7 @@ type Attempt = { response: Response; text: string } | { networkError: unknown };
  * a write it already made with that write's answer instead of writing again.
  */
 export async function callEndpoint(settings: ClientSettings, endpoint: Endpoint, input: unknown, options: CallOptions = {}): Promise<unknown> {
-  const { url, body } = buildRequest(settings.baseUrl, endpoint, input);
-  const correlationId = crypto.randomUUID();
-  const headers: Record<string, string> = { accept: "application/json", "x-correlation-id": correlationId };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
-  // A structured-field string, as the IETF draft writes the header.
-  if (endpoint.idempotencyKey) headers["idempotency-key"] = `"${options.idempotencyKey ?? crypto.randomUUID()}"`;
-  const init: RequestInit = { method: endpoint.method, headers, ...(body !== undefined && { body }) };
+  const { url, init, correlationId } = requestOf(settings, endpoint, input, options);
   const timeoutMs = options.timeoutMs ?? endpoint.timeoutMs ?? settings.timeoutMs;
   const retries = isIdempotent(endpoint.method) || endpoint.idempotencyKey ? settings.retries : 0;
 
@@ -74,6 +67,23 @@ export async function callEndpoint(settings: ClientSettings, endpoint: Endpoint,
     }
     throw decodeErrorResponse(response.status, text);
   }
+}
+
+/** The URL and the request of a call: its headers (credential, correlation id, Idempotency-Key) and body. */
+export function requestOf(
+  settings: ClientSettings,
+  endpoint: Endpoint,
+  input: unknown,
+  options: CallOptions,
+): { url: string; init: RequestInit; correlationId: string } {
+  const { url, body } = buildRequest(settings.baseUrl, endpoint, input);
+  const correlationId = crypto.randomUUID();
+  const headers: Record<string, string> = { accept: "application/json", "x-correlation-id": correlationId };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+  // A structured-field string, as the IETF draft writes the header.
+  if (endpoint.idempotencyKey) headers["idempotency-key"] = `"${options.idempotencyKey ?? crypto.randomUUID()}"`;
+  return { url, init: { method: endpoint.method, headers, ...(body !== undefined && { body }) }, correlationId };
 }
 
 /** One request, its body read under the same timer (a server can stall mid-body as well as before it). */

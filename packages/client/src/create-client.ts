@@ -35,7 +35,17 @@ export type Client = { [R in keyof Endpoints]: { [A in keyof Endpoints[R]]: Endp
 
 /** The client of the REST contract, built from the endpoint declarations of @als/contract. */
 export function createClient(options: ClientOptions): Client {
-  const settings: ClientSettings = {
+  const settings = clientSettings(options);
+  const methodsOf = (resource: Record<string, Endpoint>) =>
+    Object.fromEntries(
+      Object.entries(resource).map(([action, endpoint]) => [action, (input?: unknown, call?: CallOptions) => callEndpoint(settings, endpoint, input, call)]),
+    );
+  return Object.fromEntries(Object.entries(endpoints).map(([resource, declared]) => [resource, methodsOf(declared)])) as Client;
+}
+
+/** createClient's options with their defaults applied. */
+export function clientSettings(options: ClientOptions): ClientSettings {
+  return {
     baseUrl: options.baseUrl,
     ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
     // Called through a wrapper: a browser's fetch called as a method of another object throws "Illegal invocation".
@@ -44,9 +54,4 @@ export function createClient(options: ClientOptions): Client {
     retries: options.retries ?? DEFAULT_RETRIES,
     validateResponses: options.validateResponses ?? false,
   };
-  const methodsOf = (resource: Record<string, Endpoint>) =>
-    Object.fromEntries(
-      Object.entries(resource).map(([action, endpoint]) => [action, (input?: unknown, call?: CallOptions) => callEndpoint(settings, endpoint, input, call)]),
-    );
-  return Object.fromEntries(Object.entries(endpoints).map(([resource, declared]) => [resource, methodsOf(declared)])) as Client;
 }

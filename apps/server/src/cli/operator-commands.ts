@@ -3,6 +3,8 @@ import { type ApiKeyAccess, type ApiKeyRecord, apiKeys, type OrganizationRecord,
 import { createApiKey, createOrganization, deleteApiKey, type IdentityDeps, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, toApiKeyListing } from "@als/identity";
 import { z } from "zod";
 import { CliError } from "./cli-error.ts";
+import type { ProgressOutput } from "./progress-bar.ts";
+import { SERVICE_COMMANDS } from "./service-commands.ts";
 
 /** What node:util parseArgs returns for a command's options, defaults applied. */
 export type OptionValues = Record<string, string | boolean | undefined>;
@@ -28,17 +30,43 @@ export interface CommandResult {
 /** The work a command does once the database is open; `progress` writes a line to stderr. */
 export type CommandRun = (deps: IdentityDeps, progress: (line: string) => void) => Promise<CommandResult>;
 
-export interface OperatorCommand {
-  /** `["org", "create"]`: what is typed after `als`. */
-  words: readonly [string, string];
+interface CommandShape {
+  /** `["org", "create"]` or `["import"]`: what is typed after `als`. */
+  words: readonly [string] | readonly [string, string];
   summary: string;
   options: Record<string, OptionSpec>;
+  /** The one argument that is not an option (`als import <file>`), given to the command under its name. */
+  positional?: { name: string; placeholder: string; help: string };
+}
+
+/** A command on the server's own database (in embedded mode, with the server stopped). */
+export interface DatabaseCommand extends CommandShape {
+  reaches: "database";
   /**
    * Checks the arguments (and reads stdin) before anything is opened, so a typo costs nothing and
    * changes nothing, and returns the work to run on the database.
    */
   prepare(values: OptionValues, io: { readStdin(): Promise<string> }): Promise<CommandRun>;
 }
+
+/** What a command that talks to the service's API is given by the entry point. */
+export interface ServiceCommandIo {
+  readStdin(): Promise<string>;
+  /** Asks for a secret on the terminal without echoing it; null without a terminal. */
+  promptSecret(question: string): Promise<string | null>;
+  /** Where progress is drawn. */
+  stderr: ProgressOutput;
+  /** SERVICE_API_KEY, if set. */
+  apiKeyFromEnvironment: string | undefined;
+}
+
+/** A command that talks to a running service through its HTTP API and opens no database. */
+export interface ServiceCommand extends CommandShape {
+  reaches: "service";
+  run(values: OptionValues, io: ServiceCommandIo): Promise<CommandResult>;
+}
+
+export type OperatorCommand = DatabaseCommand | ServiceCommand;
 
 const ORG_OPTION: OptionSpec = { type: "string", placeholder: "<org_id>", required: true, help: "the organisation (org_…, as `als org create` printed it)" };
 
@@ -73,7 +101,8 @@ function columns(rows: string[][]): string[] {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  "));
 }
 
-const createOrg: OperatorCommand = {
+const createOrg: DatabaseCommand = {
+  reaches: "database",
   words: ["org", "create"],
   summary: "create an organisation, its `default` project, its owner and a first full-access API key",
   options: {
@@ -135,7 +164,8 @@ const createOrg: OperatorCommand = {
   },
 };
 
-const createKey: OperatorCommand = {
+const createKey: DatabaseCommand = {
+  reaches: "database",
   words: ["key", "create"],
   summary: "create an API key bound to one project of an organisation (its value is printed once)",
   options: {
@@ -169,7 +199,8 @@ const createKey: OperatorCommand = {
   },
 };
 
-const listKeys: OperatorCommand = {
+const listKeys: DatabaseCommand = {
+  reaches: "database",
   words: ["key", "list"],
   summary: "list an organisation's live API keys: prefix, name, project, access, created, last used (never values)",
   options: { org: ORG_OPTION },
@@ -197,7 +228,8 @@ const listKeys: OperatorCommand = {
   },
 };
 
-const revokeKey: OperatorCommand = {
+const revokeKey: DatabaseCommand = {
+  reaches: "database",
   words: ["key", "revoke"],
   summary: "revoke an API key by its prefix; requests with it answer 401 at once",
   options: { org: ORG_OPTION, prefix: { type: "string", placeholder: "<als_xxxxxxxx>", required: true, help: "the key's prefix, as `als key list` shows it" } },
@@ -227,9 +259,10 @@ const revokeKey: OperatorCommand = {
   },
 };
 
-function governanceCommand(action: "grant" | "revoke"): OperatorCommand {
+function governanceCommand(action: "grant" | "revoke"): DatabaseCommand {
   const entitled = action === "grant";
   return {
+    reaches: "database",
     words: ["governance", action],
     summary: entitled
       ? "grant the governance entitlement (export and erasure through governance sessions of admins)"
@@ -254,7 +287,8 @@ function governanceCommand(action: "grant" | "revoke"): OperatorCommand {
   };
 }
 
-const createProject: OperatorCommand = {
+const createProject: DatabaseCommand = {
+  reaches: "database",
   words: ["project", "create"],
   summary: "add a project to an organisation (keys are bound to one project)",
   options: {
@@ -296,4 +330,5 @@ export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
   governanceCommand("grant"),
   governanceCommand("revoke"),
   createProject,
+  ...SERVICE_COMMANDS,
 ];
