@@ -25,11 +25,11 @@ import { freshServiceStorage } from "./lib/fresh-storage.ts";
 import { hostFacts, loadAverage } from "./lib/machine.ts";
 import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, postgresUrlOption, storageModesOption } from "./lib/options.ts";
+import { longQuery, overloadSeedRequests } from "./lib/overload-corpus.ts";
 import type { StorageMode } from "./lib/seed.ts";
 import { markdownTable, ms, percentile } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const WORDS = ["refund", "order", "broken", "hiking", "mountain", "peanut", "allergy", "spanish", "reply", "delivery", "late", "polite", "customer", "invoice"];
 const SEARCHES = ["/api/search", "/api/search_profiles", "/api/search_user_playbooks"] as const;
 const SAMPLE_EVERY_MS = 50;
 const START_TIMEOUT_MS = 120_000;
@@ -73,20 +73,6 @@ if (modes.includes("full") && !opts.temporalAddress) throw new Error("full mode 
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 const mb = (bytes: number) => ms(bytes / 2 ** 20, 0);
-
-/** A long query no other request sends, so the embedder's cache never answers it. */
-function longQuery(seed: number): string {
-  const parts = [`burst${seed}`];
-  let state = seed + 1;
-  let length = parts[0]!.length;
-  while (length < opts.queryChars - 20) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    const word = `${WORDS[state % WORDS.length]}${state % 97}`;
-    parts.push(word);
-    length += word.length + 1;
-  }
-  return parts.join(" ");
-}
 
 function rssOf(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
@@ -189,27 +175,12 @@ async function runMode(mode: StorageMode): Promise<ModeResult> {
       await Bun.sleep(200);
     }
     progress(`${mode}: server ${pid} up; seeding ${opts.rows} profiles and ${opts.rows} user playbooks...`);
-    for (let start = 0; start < opts.rows; start += 100) {
-      const count = Math.min(100, opts.rows - start);
-      const profiles = Array.from({ length: count }, (_, i) => ({
-        user_id: "ana",
-        profile_id: `p-${start + i}`,
-        content: `${WORDS[(start + i) % WORDS.length]} ${WORDS[(start + 3 * i) % WORDS.length]} note ${start + i}`,
-      }));
-      const playbooks = Array.from({ length: count }, (_, i) => ({
-        user_id: "ana",
-        content: `Offer a ${WORDS[(start + i) % WORDS.length]} when asked (${start + i})`,
-      }));
-      for (const [path, body] of [
-        ["/api/add_user_profile", { user_profiles: profiles }],
-        ["/api/add_user_playbook", { user_playbooks: playbooks }],
-      ] as const) {
-        const status = await post(path, body);
-        if (status !== 200) throw new Error(`seeding ${path} answered ${status}`);
-      }
+    for (const [path, body] of overloadSeedRequests(opts.rows)) {
+      const status = await post(path, body);
+      if (status !== 200) throw new Error(`seeding ${path} answered ${status}`);
     }
     // One long search of each kind, one at a time: what a served process holds before any overload.
-    for (const [index, path] of SEARCHES.entries()) await post(path, { query: longQuery(1_000_000 + index), user_id: "ana", top_k: 5 });
+    for (const [index, path] of SEARCHES.entries()) await post(path, { query: longQuery(1_000_000 + index, opts.queryChars), user_id: "ana", top_k: 5 });
     const memory: ModeResult["memory"] = [];
     const baselineHeap = await collect();
     memory.push({ label: "baseline (seeded, one search of each kind, collected)", rss: rssOf(pid), heap: baselineHeap });
@@ -229,7 +200,7 @@ async function runMode(mode: StorageMode): Promise<ModeResult> {
           Array.from({ length: opts.requests }, async (_, index) => {
             const path = SEARCHES[index % SEARCHES.length]!;
             const sentAt = performance.now();
-            const status = await post(path, { query: longQuery(offset + index), user_id: "ana", top_k: 5 });
+            const status = await post(path, { query: longQuery(offset + index, opts.queryChars), user_id: "ana", top_k: 5 });
             const key = `${path} ${status}`;
             statuses.set(key, [...(statuses.get(key) ?? []), performance.now() - sentAt]);
           }),
@@ -251,7 +222,7 @@ async function runMode(mode: StorageMode): Promise<ModeResult> {
       const sampling = setInterval(() => {
         peak = Math.max(peak, rssOf(pid));
       }, SAMPLE_EVERY_MS);
-      const profiles = Array.from({ length: opts.longProfiles }, (_, index) => ({ user_id: "bo", content: longQuery(2_000_000 + index) }));
+      const profiles = Array.from({ length: opts.longProfiles }, (_, index) => ({ user_id: "bo", content: longQuery(2_000_000 + index, opts.queryChars) }));
       const status = await post("/api/add_user_profile", { user_profiles: profiles }).finally(() => clearInterval(sampling));
       if (status !== 200) throw new Error(`adding long profiles answered ${status}`);
       memory.push({ label: `${opts.longProfiles} long profiles added: peak`, rss: Math.max(peak, rssOf(pid)) });

@@ -21,10 +21,10 @@ import { composeService } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { hostFacts, loadAverage } from "./lib/machine.ts";
 import { defaultModelDir } from "./lib/model-dir.ts";
+import { longQuery, overloadSeedRequests } from "./lib/overload-corpus.ts";
 import { markdownTable, ms, percentile } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const WORDS = ["refund", "order", "broken", "hiking", "mountain", "peanut", "allergy", "spanish", "reply", "delivery", "late", "polite", "customer", "invoice"];
 
 const { values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -41,20 +41,6 @@ const { values } = parseArgs({
 const requests = Number(values.requests);
 const queryChars = Number(values["query-chars"]);
 const rows = Number(values.rows);
-
-/** A long query no other request sends, so the embedder's cache never answers it. */
-function longQuery(seed: number): string {
-  const parts = [`burst${seed}`];
-  let state = seed + 1;
-  let length = parts[0]!.length;
-  while (length < queryChars - 20) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    const word = `${WORDS[state % WORDS.length]}${state % 97}`;
-    parts.push(word);
-    length += word.length + 1;
-  }
-  return parts.join(" ");
-}
 
 const dataDir = await mkdtemp(`${tmpdir()}/als-search-overload-`);
 const settings = loadSettings({
@@ -78,26 +64,11 @@ async function post(path: string, body: unknown): Promise<{ status: number; ms: 
 
 try {
   process.stderr.write(`seeding ${rows} profiles and ${rows} user playbooks...\n`);
-  for (let start = 0; start < rows; start += 100) {
-    const count = Math.min(100, rows - start);
-    const profiles = Array.from({ length: count }, (_, i) => ({
-      user_id: "ana",
-      profile_id: `p-${start + i}`,
-      content: `${WORDS[(start + i) % WORDS.length]} ${WORDS[(start + 3 * i) % WORDS.length]} note ${start + i}`,
-    }));
-    const playbooks = Array.from({ length: count }, (_, i) => ({
-      user_id: "ana",
-      content: `Offer a ${WORDS[(start + i) % WORDS.length]} when asked (${start + i})`,
-    }));
-    for (const [path, body] of [
-      ["/api/add_user_profile", { user_profiles: profiles }],
-      ["/api/add_user_playbook", { user_playbooks: playbooks }],
-    ] as const) {
-      const answer = await post(path, body);
-      if (answer.status !== 200) throw new Error(`seeding ${path} answered ${answer.status}`);
-    }
+  for (const [path, body] of overloadSeedRequests(rows)) {
+    const answer = await post(path, body);
+    if (answer.status !== 200) throw new Error(`seeding ${path} answered ${answer.status}`);
   }
-  const single = await post("/api/search", { query: longQuery(1_000_000), user_id: "ana", top_k: 5 });
+  const single = await post("/api/search", { query: longQuery(1_000_000, queryChars), user_id: "ana", top_k: 5 });
   process.stderr.write(`one ${queryChars}-character search alone: ${single.status} in ${ms(single.ms)} ms\n`);
 
   const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
@@ -111,7 +82,7 @@ try {
     const offset = (wave - 1) * requests;
     answers.push(
       ...(await Promise.all(
-        Array.from({ length: requests }, (_, index) => post("/api/search", { query: longQuery(offset + index), user_id: "ana", top_k: 5 })),
+        Array.from({ length: requests }, (_, index) => post("/api/search", { query: longQuery(offset + index, queryChars), user_id: "ana", top_k: 5 })),
       )),
     );
     burstMs = Math.max(burstMs, performance.now() - burstStarted);

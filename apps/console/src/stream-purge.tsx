@@ -1,6 +1,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ConfirmAction } from "./confirm-action.tsx";
+import { ErasureFields, type ErasureInput, erasureConfirmed } from "./erasure-fields.tsx";
 import { ErrorNote } from "./error-note.tsx";
 import { PurgeProgress } from "./purge-progress.tsx";
 import { memberClient, useMember } from "./session.tsx";
@@ -13,9 +14,8 @@ import { memberClient, useMember } from "./session.tsx";
  */
 export function StreamPurge({ streamId }: { streamId: string }) {
   const { client, session } = useMember();
-  const [userId, setUserId] = useState("");
-  const [confirmation, setConfirmation] = useState("");
-  const [password, setPassword] = useState("");
+  const [input, setInput] = useState<ErasureInput>({ userId: "", confirmation: "", password: "" });
+  const { userId, password } = input;
   // The caller's id of this erasure: the service answers a repeat of it with the same operation.
   const [requestId] = useState(() => `console-${crypto.randomUUID()}`);
   const [governanceToken, setGovernanceToken] = useState<string | null>(null);
@@ -26,7 +26,7 @@ export function StreamPurge({ streamId }: { streamId: string }) {
       setGovernanceToken(governance.token);
       return memberClient(governance.token, session.projectId).governance.projectStreamPurgePreview(subject(user));
     },
-    onSuccess: () => setPassword(""),
+    onSuccess: () => setInput((typed) => ({ ...typed, password: "" })),
   });
   const purge = useMutation({
     mutationFn: (user: string) => memberClient(governanceToken!, session.projectId).governance.projectStreamPurgeUser(subject(user)),
@@ -41,19 +41,8 @@ export function StreamPurge({ streamId }: { streamId: string }) {
     <details>
       <summary>Erase a user imported from this source</summary>
       <form onSubmit={submit} className="stack" aria-label="Erase a user through this source">
-        <label>
-          User ID to erase
-          <input required value={userId} onChange={(event) => setUserId(event.target.value)} />
-        </label>
-        <label>
-          Type the user ID again to confirm
-          <input required value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />
-        </label>
-        <label>
-          Your password (opens a short governance session)
-          <input type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.target.value)} />
-        </label>
-        <button type="submit" disabled={preview.isPending || userId === "" || confirmation !== userId}>
+        <ErasureFields input={input} onChange={setInput} />
+        <button type="submit" disabled={preview.isPending || !erasureConfirmed(input)}>
           Preview the erasure of {userId || "the user"}
         </button>
         <ErrorNote error={preview.error} />

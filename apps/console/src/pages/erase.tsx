@@ -1,5 +1,6 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { ErasureFields, type ErasureInput, erasureConfirmed } from "../erasure-fields.tsx";
 import { ErrorNote } from "../error-note.tsx";
 import { PurgeProgress } from "../purge-progress.tsx";
 import { memberClient, useMember } from "../session.tsx";
@@ -10,9 +11,8 @@ import { memberClient, useMember } from "../session.tsx";
  */
 export function ErasePage() {
   const { client, session } = useMember();
-  const [userId, setUserId] = useState("");
-  const [confirmation, setConfirmation] = useState("");
-  const [password, setPassword] = useState("");
+  const [input, setInput] = useState<ErasureInput>({ userId: "", confirmation: "", password: "" });
+  const { userId, password } = input;
   // The caller's id of this erasure: the service answers a repeat of it with the same operation.
   const [requestId] = useState(() => `console-${crypto.randomUUID()}`);
   const [governanceToken, setGovernanceToken] = useState<string | null>(null);
@@ -22,7 +22,7 @@ export function ErasePage() {
       setGovernanceToken(governance.token);
       return memberClient(governance.token, session.projectId).governance.eraseUser({ user_id: userId, request_id: requestId });
     },
-    onSuccess: () => setPassword(""),
+    onSuccess: () => setInput((typed) => ({ ...typed, password: "" })),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -43,19 +43,8 @@ export function ErasePage() {
         </p>
       )}
       <form onSubmit={submit} className="stack card">
-        <label>
-          User ID to erase
-          <input required value={userId} onChange={(event) => setUserId(event.target.value)} />
-        </label>
-        <label>
-          Type the user ID again to confirm
-          <input required value={confirmation} onChange={(event) => setConfirmation(event.target.value)} />
-        </label>
-        <label>
-          Your password (opens a short governance session)
-          <input type="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.target.value)} />
-        </label>
-        <button type="submit" className="danger" disabled={erase.isPending || userId === "" || confirmation !== userId}>
+        <ErasureFields input={input} onChange={setInput} />
+        <button type="submit" className="danger" disabled={erase.isPending || !erasureConfirmed(input)}>
           Erase {userId || "the user"} from {session.projectId}
         </button>
         <ErrorNote error={erase.error} />

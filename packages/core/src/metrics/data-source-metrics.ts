@@ -45,36 +45,21 @@ export function registerDataSourceMetrics(registry: Registry, db: Database): voi
         );
     },
   });
-  new Gauge({
-    name: "als_data_source_collections_failing",
-    help: "Collections whose last run ended with the provider's error, by provider.",
-    labelNames: ["provider"] as const,
-    registers: [registry],
-    async collect() {
-      const read = await figures();
-      this.reset();
-      for (const [provider, rows] of groupBy(read?.states ?? [], (row) => row.provider))
-        this.set(
-          { provider },
-          sum(rows, (row) => row.failing),
-        );
-    },
-  });
-  new Gauge({
-    name: "als_data_source_backfill_pages",
-    help: "Pages of history the collections have read from their provider, by provider.",
-    labelNames: ["provider"] as const,
-    registers: [registry],
-    async collect() {
-      const read = await figures();
-      this.reset();
-      for (const [provider, rows] of groupBy(read?.states ?? [], (row) => row.provider))
-        this.set(
-          { provider },
-          sum(rows, (row) => row.backfill_pages),
-        );
-    },
-  });
+  /** A gauge of one figure summed per provider. */
+  const perProvider = (name: string, help: string, value: (row: CollectionStateFigures) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["provider"] as const,
+      registers: [registry],
+      async collect() {
+        const read = await figures();
+        this.reset();
+        for (const [provider, rows] of groupBy(read?.states ?? [], (row) => row.provider)) this.set({ provider }, sum(rows, value));
+      },
+    });
+  perProvider("als_data_source_collections_failing", "Collections whose last run ended with the provider's error, by provider.", (row) => row.failing);
+  perProvider("als_data_source_backfill_pages", "Pages of history the collections have read from their provider, by provider.", (row) => row.backfill_pages);
   new Gauge({
     name: "als_data_source_held_records",
     help: "Records held for a member's decision (status held) or queued for a retry (status queued), by provider.",
