@@ -39,7 +39,9 @@ export async function startFakeLlmServer(handler: FakeLlmHandler) {
   let current = handler;
   const server = createServer(async (req, res) => {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { "content-type": "application/json", ...headers });
+      // No keep-alive: a client's pooled connection to a server closed by an earlier test file could
+      // otherwise be reused for a later server given the same port, failing every attempt of a call.
+      res.writeHead(status, { "content-type": "application/json", connection: "close", ...headers });
       res.end(JSON.stringify(body));
     };
     try {
