@@ -39,9 +39,11 @@ export async function startFakeLlmServer(handler: FakeLlmHandler) {
   let current = handler;
   const server = createServer(async (req, res) => {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      // No keep-alive: a client's pooled connection to a server closed by an earlier test file could
-      // otherwise be reused for a later server given the same port, failing every attempt of a call.
-      res.writeHead(status, { "content-type": "application/json", connection: "close", ...headers });
+      // A success closes its connection, so the client pools none of this server's connections after
+      // one: a mapping proposal once failed every attempt with "could not be reached". Bun's fetch
+      // (1.3.14) pools a connection even after a non-2xx `Connection: close`, so errors keep alive.
+      const close = status >= 200 && status < 300 ? { connection: "close" } : {};
+      res.writeHead(status, { "content-type": "application/json", ...close, ...headers });
       res.end(JSON.stringify(body));
     };
     try {
