@@ -13,7 +13,7 @@
 import { parseArgs } from "node:util";
 import { createEmbedder } from "@als/ai";
 import { ProjectConfig } from "@als/contract";
-import { type CoreDeps, createProcessServices, systemClock } from "@als/core";
+import { type CoreDeps, createProcessServices, ProcessActivity, systemClock } from "@als/core";
 import { LOCAL_SCOPE, openDatabase, type StorageOptions } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
@@ -113,7 +113,7 @@ for (const mode of modes) {
     const seeded = performance.now() - seedStarted;
     // Opened after the seeder closed: a PGlite directory has one engine at a time.
     const db = await openDatabase(storage);
-    deps = { db, services: createProcessServices(db), embedder, now: systemClock, storage };
+    deps = { db, services: createProcessServices(db, new ProcessActivity()), embedder, now: systemClock, storage };
     const [count] = await deps.db.query<Record<string, number>>(
       `SELECT (SELECT count(*) FROM requests)::int AS sessions, (SELECT count(*) FROM interactions)::int AS interactions,
               (SELECT count(*) FROM agent_success_evaluations)::int AS verdicts, (SELECT count(*) FROM retrieved_learning_evaluations)::int AS learning_verdicts,

@@ -26,7 +26,7 @@
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
-import { type CoreDeps, createProcessServices, reconcile, systemClock } from "@als/core";
+import { type CoreDeps, createProcessServices, ProcessActivity, reconcile, systemClock } from "@als/core";
 import { type Database, openDatabase, type StorageOptions } from "@als/db";
 import type { FakeLlmReply, FakeLlmRequest } from "@als/test-support/llm-server.ts";
 import { scriptedReply, startScriptedLlm } from "@als/test-support/scripted-llm.ts";
@@ -231,7 +231,7 @@ async function runRow(
   const included = extraction === "included";
   const base: CoreDeps = {
     db: fresh.db,
-    services: createProcessServices(fresh.db),
+    services: createProcessServices(fresh.db, new ProcessActivity()),
     embedder: shared.embedder,
     now: systemClock,
     storage: fresh.storage,

@@ -15,7 +15,7 @@
  */
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
-import { type CoreDeps, createProcessServices, systemClock } from "@als/core";
+import { type CoreDeps, createProcessServices, ProcessActivity, systemClock } from "@als/core";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, profileTexts, queryTexts } from "./lib/corpus.ts";
@@ -169,7 +169,7 @@ async function main() {
         });
         if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
         try {
-          const deps: CoreDeps = { db: dataset.db, services: createProcessServices(dataset.db), embedder, now: systemClock };
+          const deps: CoreDeps = { db: dataset.db, services: createProcessServices(dataset.db, new ProcessActivity()), embedder, now: systemClock };
           const app = buildApp({ deps, log: createLogger("error"), mode });
           const call = async (user: string, query: string, search: SearchKind) => {
             const body = JSON.stringify({ user_id: user, query, top_k: TOP_K, ...(search === "vector" ? { search_mode: "vector" } : {}) });

@@ -28,7 +28,16 @@ import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { SearchAgentPlaybooksRequest, SearchProfilesRequest, SearchUserPlaybooksRequest } from "@als/contract";
-import { ChangeLogFollower, type CoreDeps, createProcessServices, searchAgentPlaybooks, searchProfiles, searchUserPlaybooks, systemClock } from "@als/core";
+import {
+  ChangeLogFollower,
+  type CoreDeps,
+  createProcessServices,
+  ProcessActivity,
+  searchAgentPlaybooks,
+  searchProfiles,
+  searchUserPlaybooks,
+  systemClock,
+} from "@als/core";
 import { type Database, LOCAL_SCOPE, type Sql } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
@@ -225,7 +234,7 @@ async function main() {
         continue;
       }
       if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
-      const deps: CoreDeps = { db: dataset.db, services: createProcessServices(dataset.db), embedder, now: systemClock };
+      const deps: CoreDeps = { db: dataset.db, services: createProcessServices(dataset.db, new ProcessActivity()), embedder, now: systemClock };
       let follower: ChangeLogFollower | undefined;
       if (opts.vectorIndex === "in-process") {
         // As the service keeps it: embedded saved beside its data directory (built from the tables

@@ -8,6 +8,7 @@ import { createLogger } from "../../apps/server/src/logger.ts";
 import { sharedComputePool } from "./compute.ts";
 import { freshDatabase, testMode } from "./database.ts";
 import { sharedEmbedder } from "./embedder.ts";
+import { sharedProcessActivity } from "./process-activity.ts";
 
 export interface TestResponse<T = any> {
   status: number;
@@ -46,7 +47,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
   const orchestratorDelay = { ms: 0 };
   const deps: CoreDeps = {
     db,
-    services: createProcessServices(db),
+    services: createProcessServices(db, sharedProcessActivity()),
     embedder: await sharedEmbedder(),
     compute: sharedComputePool(),
     now: () => clock.now,

@@ -51,7 +51,7 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
   const graph = await createCoreDeps({ ...settings, vectorIndex }, log);
   // Before the activities hold the LLM: every call of the worker is counted.
   const registry = new Registry();
-  const processMetrics = registerProcessMetrics(registry, graph.deps.db);
+  const processMetrics = registerProcessMetrics(registry, graph.deps.db, graph.deps.services.activity);
   if (graph.deps.llm) graph.deps.llm = processMetrics.meterLlm(graph.deps.llm);
   let metricsListener: Server | undefined;
   if (settings.workerMetricsPort !== undefined) {

@@ -6,6 +6,7 @@ import { addUserPlaybooks, type CoreDeps, createProcessServices, type Orchestrat
 import { openDatabase, type Scope } from "@als/db";
 import { type FakeLlmHandler, startFakeLlmServer } from "@als/test-support/llm-server.ts";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
+import { sharedProcessActivity } from "@als/test-support/process-activity.ts";
 import { registerProject } from "@als/test-support/register-project.ts";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
@@ -68,7 +69,7 @@ export async function openFullModeEnvironment(llmHandler: FakeLlmHandler) {
     database,
     db,
     /** The test process's services over `db`, as a composition root builds them once. */
-    services: createProcessServices(db),
+    services: createProcessServices(db, sharedProcessActivity()),
     embedder,
     client,
     llm,

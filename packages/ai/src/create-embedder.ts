@@ -1,3 +1,4 @@
+import type { EmbeddingPoolActivity } from "@als/compute";
 import type { Embedder, EmbedderOptions, EmbeddingProvider } from "./embedder.ts";
 import { EmbedderUnavailableError } from "./embedder-unavailable-error.ts";
 import { createLocalEmbeddingProvider } from "./local-embedding-provider.ts";
@@ -9,10 +10,11 @@ const cachedQueries = 10_000;
 
 /**
  * The configured embedder, already proven to work: it has embedded a text, so a missing model
- * or an unreachable server fails here, at start-up, with EmbedderUnavailableError.
+ * or an unreachable server fails here, at start-up, with EmbedderUnavailableError. A local model's
+ * pool is counted in `activity`, the process's embedding pools, when given.
  */
-export async function createEmbedder(options: EmbedderOptions): Promise<Embedder> {
-  const provider = options.kind === "local" ? await createLocalEmbeddingProvider(options) : await checkedRemote(options);
+export async function createEmbedder(options: EmbedderOptions, activity?: EmbeddingPoolActivity): Promise<Embedder> {
+  const provider = options.kind === "local" ? await createLocalEmbeddingProvider({ ...options, ...(activity && { activity }) }) : await checkedRemote(options);
   return withQueryCache(provider, cachedQueries);
 }
 

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { createComputePool } from "@als/compute";
+import { createComputePool, type EmbeddingPoolActivity } from "@als/compute";
 import { chunk } from "./chunk.ts";
 import type { EmbeddingProvider, EmbedOptions } from "./embedder.ts";
 import { EmbedderUnavailableError } from "./embedder-unavailable-error.ts";
@@ -10,6 +10,8 @@ export interface LocalEmbeddingOptions {
   modelDir: string;
   /** Worker threads; defaults to the number of cores. */
   poolSize?: number;
+  /** The process's embedding pools, where this one is counted (see EmbeddingPoolActivity); unset, it is not. */
+  activity?: EmbeddingPoolActivity;
 }
 
 /** Texts per worker task: large enough to amortize the model call, small enough to spread a batch over the pool. */
@@ -26,7 +28,10 @@ function withPrefix(prefix: string, texts: string[]): string[] {
 export async function createLocalEmbeddingProvider(options: LocalEmbeddingOptions): Promise<EmbeddingProvider> {
   const modelDir = resolve(options.modelDir);
   const manifest = await readModelManifest(modelDir);
-  const pool = createComputePool(options.poolSize === undefined ? {} : { threads: options.poolSize });
+  const pool = createComputePool({
+    ...(options.poolSize !== undefined && { threads: options.poolSize }),
+    ...(options.activity && { activity: options.activity }),
+  });
 
   async function embedBatch(texts: string[], signal?: AbortSignal): Promise<number[][]> {
     const vectors = await pool.embedTexts({ modelDir, maxTokens: manifest.maxSequenceLength, texts }, signal && { signal });

@@ -5,12 +5,14 @@ import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { type ClusterEmbeddingsInput, clusterEmbeddings } from "./cluster-embeddings.ts";
 import type { EmbedTextsInput, EmbedTextsOutput } from "./embed-texts-task.ts";
-import { noteEmbeddingBatch, trackEmbeddingPool } from "./embedding-pool-activity.ts";
+import type { EmbeddingPoolActivity } from "./embedding-pool-activity.ts";
 import type { ScorePairsInput, ScorePairsOutput } from "./score-pairs-task.ts";
 
 export interface ComputePoolOptions {
   /** Worker threads; defaults to the number of cores. */
   threads?: number;
+  /** The process's embedding pools, where this one's state and tasks are counted; unset, they are not. */
+  activity?: EmbeddingPoolActivity;
 }
 
 /** A fixed set of worker threads for CPU-bound tasks. */
@@ -116,10 +118,10 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
   // tasks (query embeddings) are run together.
   let embedding = 0;
   const embedQueue: QueuedEmbedding[] = [];
-  const untrack = trackEmbeddingPool(() => ({ threads, running: embedding, queued: embedQueue.length }));
+  const untrack = options.activity?.track(() => ({ threads, running: embedding, queued: embedQueue.length }));
   const runEmbedding = (input: EmbedTextsInput): Promise<EmbedTextsOutput> => {
     embedding++;
-    noteEmbeddingBatch(input.texts.length);
+    options.activity?.noteBatch(input.texts.length);
     const task = pool.run(input) as Promise<EmbedTextsOutput>;
     task.then(nextEmbedding, nextEmbedding);
     return task;
@@ -170,7 +172,7 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
   }
 
   async function shutDown(): Promise<void> {
-    untrack();
+    untrack?.();
     await Promise.allSettled(running);
     const exited = Promise.all(pool.threads.map((worker) => once(worker, "exit")));
     const channel = new BroadcastChannel(closeChannel);

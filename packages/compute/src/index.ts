@@ -4,5 +4,5 @@ export { averageLinkageExact } from "./clustering/average-linkage-exact.mjs";
 export type { ComputePool, ComputePoolOptions } from "./create-compute-pool.ts";
 export { createComputePool } from "./create-compute-pool.ts";
 export type { EmbedTextsInput, EmbedTextsOutput } from "./embed-texts-task.ts";
-export { type EmbeddingPoolState, embeddingPoolsState, onEmbeddingBatch } from "./embedding-pool-activity.ts";
+export { EmbeddingPoolActivity, type EmbeddingPoolState } from "./embedding-pool-activity.ts";
 export type { ScorePairsInput, ScorePairsOutput } from "./score-pairs-task.ts";

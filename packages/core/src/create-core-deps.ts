@@ -4,6 +4,7 @@ import { type Database, learningHnsw, openDatabase } from "@als/db";
 import { QdrantVectorIndex } from "@als/vector";
 import { followConfigChanges } from "./config/follow-config-changes.ts";
 import { type CoreDeps, systemClock } from "./deps.ts";
+import { ProcessActivity } from "./metrics/process-activity.ts";
 import { createProcessServices } from "./process-services.ts";
 import type { Settings } from "./settings.ts";
 import { ChangeLogFollower } from "./vector-sync/change-log-follower.ts";
@@ -38,16 +39,17 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
     for (const part of built.reverse()) await part.close();
   };
   try {
-    const embedder = await createEmbedder(settings.embedding);
+    const activity = new ProcessActivity();
+    const embedder = await createEmbedder(settings.embedding, activity.embeddingPools);
     built.push(embedder);
     const db = await openDatabase(settings.storage);
     built.push(db);
     // Threads start on first use: a process that never clusters or reranks never starts them.
-    const compute = createComputePool();
+    const compute = createComputePool({ activity: activity.embeddingPools });
     built.push(compute);
     const deps: CoreDeps = {
       db,
-      services: createProcessServices(db, settings),
+      services: createProcessServices(db, activity, settings),
       embedder,
       compute,
       reranker: await createLocalReranker({ modelDir: settings.rerank.modelDir, compute }),

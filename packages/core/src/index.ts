@@ -83,6 +83,7 @@ export { LAG_BUCKETS_S, registerBacklogMetrics } from "./metrics/backlog-metrics
 export { registerDataSourceMetrics } from "./metrics/data-source-metrics.ts";
 export { type LlmCallMetrics, meteredLlm, registerLlmCallMetrics } from "./metrics/metered-llm.ts";
 export { checkMetricsAccess } from "./metrics/metrics-access.ts";
+export { ProcessActivity } from "./metrics/process-activity.ts";
 export { type ProcessMetrics, registerProcessMetrics } from "./metrics/process-metrics.ts";
 export { registerVectorIndexMetrics } from "./metrics/vector-index-metrics.ts";
 export { previewConversation } from "./onboarding/conversation-preview.ts";

@@ -4,6 +4,7 @@ import { ProjectConfigCache } from "./config/config-cache.ts";
 import { DEFAULT_PUBLISH_ADMISSION, DEFAULT_SEARCH_CONCURRENCY, type PublishAdmissionSettings, type SearchSettings } from "./deps.ts";
 import { PublishSlots } from "./interactions/publish-admission.ts";
 import { SharedCommits } from "./interactions/shared-commits.ts";
+import type { ProcessActivity } from "./metrics/process-activity.ts";
 import { CommonLexemes } from "./search/common-lexemes.ts";
 import { SearchSlots } from "./search/search-admission.ts";
 import { StoredSecrets } from "./stored-secret.ts";
@@ -35,6 +36,8 @@ export interface ProcessServices {
   publishSlots: PublishSlots;
   /** Publishes' group commit (see SharedCommits). */
   sharedCommits: SharedCommits;
+  /** What the process measures of itself (its embedding pools, its runtime), shared with its other services. */
+  activity: ProcessActivity;
 }
 
 /** What the process services are sized by; unset, the defaults. */
@@ -43,9 +46,10 @@ export interface ProcessServiceSettings {
   publishAdmission?: PublishAdmissionSettings;
 }
 
-/** A process's services over its database: called once, by the composition root. */
-export function createProcessServices(database: Database, settings: ProcessServiceSettings = {}): ProcessServices {
+/** A process's services over its database, measured in its `activity`: called once, by the composition root. */
+export function createProcessServices(database: Database, activity: ProcessActivity, settings: ProcessServiceSettings = {}): ProcessServices {
   return {
+    activity,
     database,
     configs: new ProjectConfigCache(),
     secrets: new StoredSecrets(database),

@@ -32,14 +32,6 @@ const NOT_YET_MOVED: ReadonlySet<string> = new Set([
   "packages/db/src/open.ts migratedInMemory",
   // A query vector's SQL literal, computed once per vector array.
   "packages/db/src/queries/ranked-search.ts queryVectorLiterals",
-  // The metrics' sources: the error code of each error answer (keyed by the answer, gone with it),
-  // the live embedding pools and the listeners of their batch sizes, each database's pool figures,
-  // and the runtime metrics collected once per process.
-  "apps/server/src/http/error-response.ts codeOfAnswer",
-  "packages/compute/src/embedding-pool-activity.ts livePools",
-  "packages/compute/src/embedding-pool-activity.ts batchListeners",
-  "packages/db/src/pool-stats.ts statsOf",
-  "packages/core/src/metrics/process-metrics.ts runtimeMetrics",
 ]);
 
 const MUTABLE_COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet", "Array"]);

@@ -1,3 +1,4 @@
+import type { PoolStats } from "./pool-stats.ts";
 import { classifyStorageError, type StorageFailureReason } from "./storage-failure.ts";
 
 /** A connection or an open transaction: plain SQL text with $1.. parameters, rows as objects. */
@@ -19,6 +20,8 @@ export interface TransactionOptions {
 /** The one interface both storage engines implement; query modules only ever see `Sql`. */
 export interface Database extends Sql {
   readonly kind: "postgres" | "pglite";
+  /** PostgreSQL: what its connection pool is doing (see withPoolStats). PGlite is one engine in the process, not a pool. */
+  readonly pool?: PoolStats;
   transaction<T>(work: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }

@@ -9,7 +9,7 @@ export {
 export { migrate } from "./migrate.ts";
 export * from "./open.ts";
 export { isAfterEarlierFailure, pipelined } from "./pipelined.ts";
-export { type PoolStats, poolStatsOf } from "./pool-stats.ts";
+export type { PoolStats } from "./pool-stats.ts";
 export { guardProcessAgainstStorageFailures } from "./process-guard.ts";
 export type { AgentPlaybookRecord } from "./queries/agent-playbooks.ts";
 export * as agentPlaybooks from "./queries/agent-playbooks.ts";

@@ -14,15 +14,8 @@ export interface PoolStats {
   readonly failures: Readonly<Partial<Record<StorageFailureReason, number>>>;
 }
 
-const statsOf = new WeakMap<Database, PoolStats>();
-
-/** The pool of `db`, when it has one (PostgreSQL; PGlite is one engine in the process, not a pool). */
-export function poolStatsOf(db: Database): PoolStats | undefined {
-  return statsOf.get(db);
-}
-
 /**
- * `db` with its pool's stats noted (poolStatsOf) and each StorageUnavailableError it throws counted
+ * `db` with its pool's stats (Database.pool) and each StorageUnavailableError it throws counted
  * by reason: the one place both a statement's and a transaction's failures pass through.
  * `holding` lists the calls under way, each saying whether it holds a connection yet.
  */
@@ -38,13 +31,12 @@ export function withPoolStats(db: Database, max: number, holding: ReadonlySet<()
     for (const holds of holding) if (holds() === held) n++;
     return n;
   };
-  const counting: Database = {
+  return {
     kind: db.kind,
+    pool: { max, inUse: () => count(true), waiting: () => count(false), failures },
     query: (text, params) => counted(db.query(text, params)),
     exec: (script) => counted(db.exec(script)),
     transaction: (work, options) => counted(db.transaction(work, options)),
     close: () => db.close(),
   };
-  statsOf.set(counting, { max, inUse: () => count(true), waiting: () => count(false), failures });
-  return counting;
 }

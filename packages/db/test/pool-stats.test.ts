@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import type { Database } from "../src/driver.ts";
 import { openPostgres } from "../src/drivers/postgres.ts";
-import { poolStatsOf } from "../src/pool-stats.ts";
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 
@@ -22,7 +21,7 @@ describe.skipIf(!serverUrl)("a PostgreSQL pool's stats", () => {
   });
 
   test("a transaction holding the one connection is in use; a statement behind it waits; both end at zero", async () => {
-    const stats = poolStatsOf(db)!;
+    const stats = db.pool!;
     expect(stats.max).toBe(1);
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
@@ -47,7 +46,7 @@ describe.skipIf(!serverUrl)("a PostgreSQL pool's stats", () => {
   });
 
   test("a statement cancelled by statement_timeout counts as a failure of reason timeout", async () => {
-    const stats = poolStatsOf(db)!;
+    const stats = db.pool!;
     const before = stats.failures.timeout ?? 0;
     await expect(db.query("SELECT pg_sleep(2)")).rejects.toThrow("storage is unavailable (timeout)");
     expect(stats.failures.timeout).toBe(before + 1);

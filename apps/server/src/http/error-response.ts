@@ -17,12 +17,15 @@ export function translateError(error: unknown, correlationId: string, log: Logge
   return appError;
 }
 
-/** The error code each error answer was made for, so the request metrics count answers by code without reading bodies. */
-const codeOfAnswer = new WeakMap<Response, string>();
+/**
+ * Where an error answer carries the code it was made for, so the request metrics count answers by
+ * code without reading bodies: on the answer itself, gone with it.
+ */
+const ERROR_CODE = Symbol("error code");
 
 /** The error code `response` answers with (see errorResponse), or undefined for an answer that is not an error. */
 export function errorCodeOf(response: Response): string | undefined {
-  return codeOfAnswer.get(response);
+  return (response as Response & { [ERROR_CODE]?: string })[ERROR_CODE];
 }
 
 /**
@@ -36,7 +39,5 @@ export function errorResponse(error: AppError, headers?: Record<string, string>)
     ...(typeof retryAfter === "number" && { "retry-after": String(retryAfter) }),
     ...(error.code === "unauthorized" && { "www-authenticate": 'Bearer realm="agent-learning-service"' }),
   };
-  const response = Response.json(errorBody(error), { status: error.status, headers: all });
-  codeOfAnswer.set(response, error.code);
-  return response;
+  return Object.assign(Response.json(errorBody(error), { status: error.status, headers: all }), { [ERROR_CODE]: error.code });
 }

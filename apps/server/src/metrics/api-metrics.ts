@@ -23,7 +23,7 @@ export interface ApiMetrics extends ProcessMetrics {
  */
 export function createApiMetrics(deps: Pick<CoreDeps, "db" | "now" | "services" | "vectorIndex">): ApiMetrics {
   const registry = new Registry();
-  const processMetrics = registerProcessMetrics(registry, deps.db);
+  const processMetrics = registerProcessMetrics(registry, deps.db, deps.services.activity);
   const requests = registerRequestMetrics(registry);
   registerAdmissionMetrics(registry, deps.services);
   registerBacklogMetrics(registry, deps.db, deps.now);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type CoreDeps, createProcessServices, followConfigChanges, getProjectConfig } from "@als/core";
 import { type Database, LOCAL_SCOPE, type NotificationListener, openDatabase, projectConfig } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
+import { sharedProcessActivity } from "@als/test-support/process-activity.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { startTcpProxy, type TcpProxy } from "@als/test-support/tcp-proxy.ts";
 
@@ -24,7 +25,7 @@ beforeAll(async () => {
   svc = await startTestService();
   const storage = svc.deps.storage as { kind: "postgres"; url: string };
   otherDb = await openDatabase(storage);
-  other = { ...svc.deps, db: otherDb, services: createProcessServices(otherDb) };
+  other = { ...svc.deps, db: otherDb, services: createProcessServices(otherDb, sharedProcessActivity()) };
   const direct = new URL(storage.url);
   proxy = startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
   const proxied = new URL(storage.url);

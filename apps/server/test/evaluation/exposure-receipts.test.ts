@@ -6,6 +6,7 @@ import { createProcessServices, exposureReceiptDigest, issueExposureReceipt, loa
 import { LOCAL_SCOPE, openDatabase } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
 import { addUserPlaybooks } from "@als/test-support/playbooks.ts";
+import { sharedProcessActivity } from "@als/test-support/process-activity.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 
 let svc: TestService;
@@ -71,10 +72,16 @@ describe("exposure receipts", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "receipts-"));
     try {
       const first = await openDatabase({ kind: "pglite", dataDir });
-      const receipt = await issueExposureReceipt({ services: createProcessServices(first), now: () => 1000 }, LOCAL_SCOPE, served("s-1", 1));
+      const receipt = await issueExposureReceipt(
+        { services: createProcessServices(first, sharedProcessActivity()), now: () => 1000 },
+        LOCAL_SCOPE,
+        served("s-1", 1),
+      );
       await first.close();
       const second = await openDatabase({ kind: "pglite", dataDir });
-      expect(await verifyExposureReceipt({ services: createProcessServices(second) }, LOCAL_SCOPE, receipt, served("s-1", 1))).toBe(true);
+      expect(await verifyExposureReceipt({ services: createProcessServices(second, sharedProcessActivity()) }, LOCAL_SCOPE, receipt, served("s-1", 1))).toBe(
+        true,
+      );
       await second.close();
     } finally {
       await rm(dataDir, { recursive: true, force: true });

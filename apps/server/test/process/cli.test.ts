@@ -9,6 +9,7 @@ import { sharedComputePool } from "@als/test-support/compute.ts";
 import { testMode } from "@als/test-support/database.ts";
 import { sharedEmbedder } from "@als/test-support/embedder.ts";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
+import { sharedProcessActivity } from "@als/test-support/process-activity.ts";
 import { randomPort, spawnServer, stopProcess, until } from "@als/test-support/server-process.ts";
 import { buildApp } from "../../src/app.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -83,7 +84,7 @@ async function whoami(token: string, project?: string): Promise<{ status: number
   return withDatabase(async (db) => {
     const deps: CoreDeps = {
       db,
-      services: createProcessServices(db),
+      services: createProcessServices(db, sharedProcessActivity()),
       embedder: await sharedEmbedder(),
       compute: sharedComputePool(),
       now: systemClock,

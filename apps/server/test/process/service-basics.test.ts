@@ -3,6 +3,7 @@ import { AppError, ERROR_TABLE, type ErrorCode, errorBody } from "@als/contract"
 import { createProcessServices } from "@als/core";
 import { freshDatabase, testMode } from "@als/test-support/database.ts";
 import { sharedEmbedder } from "@als/test-support/embedder.ts";
+import { sharedProcessActivity } from "@als/test-support/process-activity.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { buildApp } from "../../src/app.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -101,7 +102,7 @@ describe("errors", () => {
   test("unavailable storage answers 503, never an empty success", async () => {
     const { db, drop } = await freshDatabase();
     const app = buildApp({
-      deps: { db, services: createProcessServices(db), embedder: await sharedEmbedder(), now: () => 0 },
+      deps: { db, services: createProcessServices(db, sharedProcessActivity()), embedder: await sharedEmbedder(), now: () => 0 },
       log: createLogger("error"),
       mode: testMode,
     });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createProcessServices, type ProcessServices } from "@als/core";
 import type { Database } from "@als/db";
 import { addUserPlaybooks } from "@als/test-support/playbooks.ts";
+import { sharedProcessActivity } from "@als/test-support/process-activity.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 
 // Each search runs on a view of the database made for it (its deadline, its statement turns); the
@@ -29,7 +30,7 @@ beforeAll(async () => {
   // The process runs on the counting database: its services are built over it, as a composition root builds them.
   services = svc.deps.services;
   svc.deps.db = counting;
-  svc.deps.services = createProcessServices(counting);
+  svc.deps.services = createProcessServices(counting, sharedProcessActivity());
 });
 afterAll(async () => {
   svc.deps.db = svc.db;

@@ -1,8 +1,8 @@
 import type { Llm } from "@als/ai";
-import { embeddingPoolsState, onEmbeddingBatch } from "@als/compute";
-import { type Database, poolStatsOf } from "@als/db";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Database } from "@als/db";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { meteredLlm, registerLlmCallMetrics } from "./metered-llm.ts";
+import type { ProcessActivity } from "./process-activity.ts";
 
 /** The metrics every process of the service exposes, registered on a registry of its own. */
 export interface ProcessMetrics {
@@ -15,31 +15,17 @@ export interface ProcessMetrics {
 /** Texts per embedding task: one query alone, queries run together, documents batched by length. */
 const BATCH_TEXT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
 
-let runtimeMetrics: Registry | undefined;
-
-/**
- * The runtime's own metrics, collected once per process however many registries show them: each
- * collection samples the event loop on a timer of its own, and a process building several apps (the
- * tests) would otherwise run one per app.
- */
-function processRuntimeMetrics(): Registry {
-  if (!runtimeMetrics) {
-    runtimeMetrics = new Registry();
-    collectDefaultMetrics({ register: runtimeMetrics });
-  }
-  return runtimeMetrics;
-}
-
 /**
  * Registers on `registry` what every process has: the runtime's own metrics (CPU, memory, event loop,
  * handles), the database pool (PostgreSQL: connections in use, calls waiting for one, failures by
  * reason), the embedding pools (threads, tasks running and queued, texts per task) and the LLM calls
  * (see meteredLlm). Pool figures are read from the pools when scraped; nothing is sampled in between.
+ * The runtime and the embedding pools are the process's (`activity`), the database pool `db`'s.
  */
-export function registerProcessMetrics(registry: Registry, db: Database): ProcessMetrics {
-  const runtime = processRuntimeMetrics();
+export function registerProcessMetrics(registry: Registry, db: Database, activity: ProcessActivity): ProcessMetrics {
+  const runtime = activity.runtime();
   for (const { name } of runtime.getMetricsAsArray()) registry.registerMetric(runtime.getSingleMetric(name)!);
-  const pool = poolStatsOf(db);
+  const pool = db.pool;
   if (pool) {
     new Gauge({ name: "als_db_pool_max_connections", help: "Connections the database pool opens at most.", registers: [registry] }).set(pool.max);
     new Gauge({
@@ -79,7 +65,7 @@ export function registerProcessMetrics(registry: Registry, db: Database): Proces
       help,
       registers: [registry],
       collect() {
-        this.set(embeddingPoolsState()[field]);
+        this.set(activity.embeddingPools.state()[field]);
       },
     });
   }
@@ -89,7 +75,7 @@ export function registerProcessMetrics(registry: Registry, db: Database): Proces
     buckets: BATCH_TEXT_BUCKETS,
     registers: [registry],
   });
-  const stopListening = onEmbeddingBatch((texts) => batches.observe(texts));
+  const stopListening = activity.embeddingPools.onBatch((texts) => batches.observe(texts));
   const llmCalls = registerLlmCallMetrics(registry);
   return {
     meterLlm: (llm) => meteredLlm(llm, llmCalls),
