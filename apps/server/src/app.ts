@@ -6,6 +6,7 @@ import {
   type AuthMode,
   authorizeRequest,
   DEFAULT_RATE_LIMITS,
+  KeyUses,
   localAccountServices,
   principalIdOf,
   RateLimiter,
@@ -116,6 +117,7 @@ export function buildApp({
 }: AppOptions) {
   const limits = { ...DEFAULT_RATE_LIMITS, ...rateLimits };
   const rateLimiter = new RateLimiter(limits);
+  const keyUses = new KeyUses();
   const clientAddressOf = clientAddressResolver(trustedProxies);
 
   /**
@@ -130,7 +132,7 @@ export function buildApp({
     pathParams: Record<string, string>,
     timings: RequestTimings,
   ): Promise<RequestContext> => {
-    const { principal, scope } = await authorizeRequest(deps, authMode, endpoint, incoming, pathParams);
+    const { principal, scope } = await authorizeRequest({ db: deps.db, now: deps.now, keyUses }, authMode, endpoint, incoming, pathParams);
     const rateClass = rateClassOf(endpoint);
     if (rateClass === "sign_in") {
       if (incoming.clientAddress !== null) await takeSignInAttempt(deps, incoming.clientAddress, limits.sign_in);

@@ -35,7 +35,7 @@ export * from "./passwords.ts";
 export * from "./principal.ts";
 export * from "./rate-limiter.ts";
 export { recordSearchEvidence } from "./record-search-evidence.ts";
-export { resolveCredential } from "./resolve-credential.ts";
+export { KeyUses, resolveCredential } from "./resolve-credential.ts";
 export * from "./secret-tokens.ts";
 export * from "./sessions.ts";
 export * from "./sign-in-limits.ts";

@@ -32,19 +32,33 @@ export async function resolveCredential(deps: IdentityDeps, token: string): Prom
   return null;
 }
 
-/** When this process last wrote each key's last_used_at; bounded, as a cache it may forget. */
-const lastRecordedUse = new Map<string, number>();
 const MAX_REMEMBERED_KEYS = 10_000;
 
 /**
- * last_used_at moves at most once a minute (apiKeys.touchApiKey); remembering the last write here
- * spares the hot path of search and publish even the statement that finds nothing to change.
+ * When a process last wrote each key's last_used_at; bounded, as a cache it may forget. Built once
+ * by the app (IdentityDeps.keyUses). last_used_at moves at most once a minute (apiKeys.touchApiKey);
+ * remembering the last write spares the hot path of search and publish even the statement that
+ * finds nothing to change.
  */
+export class KeyUses {
+  readonly #lastWritten = new Map<string, number>();
+
+  /** Whether a use of `keyId` at `now` is worth writing: not within a minute of the last write. */
+  due(keyId: string, now: number): boolean {
+    const last = this.#lastWritten.get(keyId);
+    return last === undefined || now - last >= 60;
+  }
+
+  /** The use of `keyId` at `now` is written. */
+  written(keyId: string, now: number): void {
+    if (this.#lastWritten.size >= MAX_REMEMBERED_KEYS) this.#lastWritten.clear();
+    this.#lastWritten.set(keyId, now);
+  }
+}
+
 async function recordKeyUse(deps: IdentityDeps, keyId: string): Promise<void> {
   const now = deps.now();
-  const last = lastRecordedUse.get(keyId);
-  if (last !== undefined && now - last < 60) return;
+  if (deps.keyUses && !deps.keyUses.due(keyId, now)) return;
   await apiKeys.touchApiKey(deps.db, keyId, now);
-  if (lastRecordedUse.size >= MAX_REMEMBERED_KEYS) lastRecordedUse.clear();
-  lastRecordedUse.set(keyId, now);
+  deps.keyUses?.written(keyId, now);
 }
