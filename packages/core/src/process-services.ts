@@ -16,12 +16,6 @@ import { StoredSecrets } from "./stored-secret.ts";
  * it by accident, and none of it is replaced behind the caller's back.
  */
 export interface ProcessServices {
-  /**
-   * The process's own database. Reads whose one result serves many requests (configurations,
-   * secrets, common lexemes) run on it, not on a search's view of it (abortableDatabase), so that one
-   * search's deadline cannot fail them for the others.
-   */
-  database: Database;
   /** Project configurations, served for a while (see ProjectConfigCache). */
   configs: ProjectConfigCache;
   /** The deployment secrets the database holds, read once. */
@@ -50,7 +44,6 @@ export interface ProcessServiceSettings {
 export function createProcessServices(database: Database, activity: ProcessActivity, settings: ProcessServiceSettings = {}): ProcessServices {
   return {
     activity,
-    database,
     configs: new ProjectConfigCache(),
     secrets: new StoredSecrets(database),
     lexemes: new CommonLexemes(database),

@@ -10,10 +10,9 @@ export type { ProjectConfig };
  * they must not change it.
  */
 export function getProjectConfig(deps: CoreDeps, scope: Scope): Promise<ProjectConfig> {
-  // The load is shared by every caller until it expires: it runs on the process's database, not on
-  // the caller's per-search view, so that one search's deadline cannot fail it for the others.
-  const { configs, database } = deps.services;
-  return configs.read(scope, deps.now(), () => readProjectConfigNow({ ...deps, db: database }, scope));
+  // The load is shared by every caller until it expires: it runs on the process's database (a
+  // search's own view of it is in its SearchContext), so that one search's deadline cannot fail it for the others.
+  return deps.services.configs.read(scope, deps.now(), () => readProjectConfigNow(deps, scope));
 }
 
 /**

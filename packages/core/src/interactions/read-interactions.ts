@@ -2,10 +2,10 @@ import type { GetInteractionsRequest, GetRequestsRequest, SearchInteractionsRequ
 import { type InteractionRecord, interactions, type RequestRecord, requests, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
-import { RequestTimings } from "../request-timings.ts";
 import { planQuery } from "../search/query-plan.ts";
 import { rankedRows } from "../search/ranked-rows.ts";
 import { interactionTable } from "../search/ranked-tables.ts";
+import { type SearchContext, unboundedSearch } from "../search/search-context.ts";
 
 /** The filters of an interaction read, as the query module names them. */
 function interactionFilters(
@@ -33,25 +33,27 @@ export function getAllInteractions(deps: CoreDeps, scope: Scope, limit: number):
 
 /**
  * Searches a user's interactions (or only the most recent `most_recent_k`) by meaning, words or
- * both; its stages go to `timings` (`recent` for the most_recent_k bound).
+ * both; its stages go to the search's timings (`recent` for the most_recent_k bound).
  */
 export async function searchInteractions(
   deps: CoreDeps,
   scope: Scope,
   request: SearchInteractionsRequest,
-  timings = new RequestTimings(),
+  search: SearchContext = unboundedSearch(deps),
 ): Promise<InteractionRecord[]> {
-  const plan = await planQuery(deps, request, timings);
+  const plan = await planQuery(deps, search, request);
   const mostRecent = request.most_recent_k;
   const fromSeq =
-    mostRecent === undefined ? undefined : await timings.time("recent", () => interactions.seqOfMostRecent(deps.db, scope, request.user_id, mostRecent));
+    mostRecent === undefined
+      ? undefined
+      : await search.timings.time("recent", () => interactions.seqOfMostRecent(search.db, scope, request.user_id, mostRecent));
   return rankedRows(
     deps,
+    search,
     scope,
     interactionTable,
     { ...interactionFilters(request), ...(fromSeq !== undefined && { fromSeq }) },
     { ...plan, topK: request.top_k },
-    timings,
   );
 }
 

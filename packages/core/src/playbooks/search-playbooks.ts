@@ -1,10 +1,10 @@
 import type { SearchAgentPlaybooksRequest, SearchMode, SearchUserPlaybooksRequest, Status } from "@als/contract";
 import { type AgentPlaybookRecord, agentPlaybooks, type PlaybookSearch, type Scope, type UserPlaybookRecord, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { RequestTimings } from "../request-timings.ts";
 import { planQuery } from "../search/query-plan.ts";
 import { rankedRows } from "../search/ranked-rows.ts";
 import { agentPlaybookTable, userPlaybookTable } from "../search/ranked-tables.ts";
+import { type SearchContext, unboundedSearch } from "../search/search-context.ts";
 import { playbookFilters } from "./read-playbooks.ts";
 
 /** Without a status filter, searches leave out ARCHIVED (superseded) playbooks. */
@@ -24,24 +24,24 @@ interface SearchOptions {
  */
 async function rankOrList<R>(
   deps: CoreDeps,
+  search: SearchContext,
   request: SearchOptions,
-  timings: RequestTimings,
   stage: string,
-  rank: (search: Omit<PlaybookSearch, "commonLexemes">) => Promise<R[]>,
+  rank: (planned: Omit<PlaybookSearch, "commonLexemes">) => Promise<R[]>,
   newest: (limit: number) => Promise<R[]>,
 ): Promise<R[]> {
   const query = request.query?.trim() ?? "";
-  if (query === "") return timings.time(stage, () => newest(request.top_k), "list");
-  const plan = await planQuery(deps, { ...request, query }, timings);
+  if (query === "") return search.timings.time(stage, () => newest(request.top_k), "list");
+  const plan = await planQuery(deps, search, { ...request, query });
   return rank({ ...plan, topK: request.top_k });
 }
 
-/** Searches user playbooks of the project, or of one user when user_id is given; its stages go to `timings`. */
+/** Searches user playbooks of the project, or of one user when user_id is given; its stages go to the search's timings. */
 export function searchUserPlaybooks(
   deps: CoreDeps,
   scope: Scope,
   request: SearchUserPlaybooksRequest,
-  timings = new RequestTimings(),
+  search: SearchContext = unboundedSearch(deps),
 ): Promise<UserPlaybookRecord[]> {
   const filters = {
     ...playbookFilters(request),
@@ -51,23 +51,24 @@ export function searchUserPlaybooks(
   };
   return rankOrList(
     deps,
+    search,
     request,
-    timings,
     userPlaybookTable.collection,
-    (search) => rankedRows(deps, scope, userPlaybookTable, filters, search, timings),
-    (limit) => userPlaybooks.listUserPlaybooks(deps.db, scope, filters, limit),
+    (planned) => rankedRows(deps, search, scope, userPlaybookTable, filters, planned),
+    (limit) => userPlaybooks.listUserPlaybooks(search.db, scope, filters, limit),
   );
 }
 
 /**
  * Searches the project's agent playbooks. user_id only identifies the caller (for retrieval
- * experiments); source matches through the linked source user playbooks. Its stages go to `timings`.
+ * experiments); source matches through the linked source user playbooks. Its stages go to the
+ * search's timings.
  */
 export function searchAgentPlaybooks(
   deps: CoreDeps,
   scope: Scope,
   request: SearchAgentPlaybooksRequest,
-  timings = new RequestTimings(),
+  search: SearchContext = unboundedSearch(deps),
 ): Promise<AgentPlaybookRecord[]> {
   const filters = {
     ...playbookFilters(request),
@@ -77,10 +78,10 @@ export function searchAgentPlaybooks(
   };
   return rankOrList(
     deps,
+    search,
     request,
-    timings,
     agentPlaybookTable.collection,
-    (search) => rankedRows(deps, scope, agentPlaybookTable, filters, search, timings),
-    (limit) => agentPlaybooks.listAgentPlaybooks(deps.db, scope, filters, limit),
+    (planned) => rankedRows(deps, search, scope, agentPlaybookTable, filters, planned),
+    (limit) => agentPlaybooks.listAgentPlaybooks(search.db, scope, filters, limit),
   );
 }

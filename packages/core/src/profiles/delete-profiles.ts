@@ -3,6 +3,7 @@ import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
 import { withCommonLexemes } from "../search/common-lexemes.ts";
 import { planQuery } from "../search/query-plan.ts";
+import { unboundedSearch } from "../search/search-context.ts";
 
 /** Deletes the profiles passing `filters` and logs the removal per user in the same transaction. */
 async function deleteAndLog(deps: CoreDeps, scope: Scope, filters: ProfileFilters): Promise<ProfileRecord[]> {
@@ -29,7 +30,7 @@ export async function deleteProfile(
   request: { user_id: string; profile_id: string; search_query: string },
 ): Promise<ProfileRecord[]> {
   if (request.profile_id !== "") return deleteAndLog(deps, scope, { userId: request.user_id, profileId: request.profile_id });
-  const plan = await planQuery(deps, { query: request.search_query });
+  const plan = await planQuery(deps, unboundedSearch(deps), { query: request.search_query });
   const query = await withCommonLexemes(deps, "profiles", { ...plan, topK: 1 });
   const [best] = await profiles.searchProfiles(deps.db, scope, { userId: request.user_id }, query);
   if (!best) return [];

@@ -1,18 +1,23 @@
 import type { SearchProfilesRequest } from "@als/contract";
 import { type ProfileFilters, type ProfileRecord, profiles, type Scope } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { RequestTimings } from "../request-timings.ts";
 import { planQuery } from "../search/query-plan.ts";
 import { rankedRows } from "../search/ranked-rows.ts";
 import { profileTable } from "../search/ranked-tables.ts";
+import { type SearchContext, unboundedSearch } from "../search/search-context.ts";
 import { DEFAULT_READ_STATUSES } from "./read-profiles.ts";
 
 /**
  * Searches one user's profiles by meaning (vector), words (fts) or both, their scores fused
  * (hybrid, the default). Without a query it returns the most recently modified profiles. Its
- * stages go to `timings` (see planQuery and rankedRows).
+ * stages go to the search's timings (see planQuery and rankedRows).
  */
-export async function searchProfiles(deps: CoreDeps, scope: Scope, request: SearchProfilesRequest, timings = new RequestTimings()): Promise<ProfileRecord[]> {
+export async function searchProfiles(
+  deps: CoreDeps,
+  scope: Scope,
+  request: SearchProfilesRequest,
+  search: SearchContext = unboundedSearch(deps),
+): Promise<ProfileRecord[]> {
   const filters: ProfileFilters = {
     userId: request.user_id,
     ...(request.generated_from_request_id && { generatedFromRequestId: request.generated_from_request_id }),
@@ -26,7 +31,7 @@ export async function searchProfiles(deps: CoreDeps, scope: Scope, request: Sear
     liveAt: deps.now(),
   };
   const query = request.query?.trim() ?? "";
-  if (query === "") return timings.time(profileTable.collection, () => profiles.listProfiles(deps.db, scope, filters, request.top_k), "list");
-  const plan = await planQuery(deps, { ...request, query }, timings);
-  return rankedRows(deps, scope, profileTable, filters, { ...plan, topK: request.top_k }, timings);
+  if (query === "") return search.timings.time(profileTable.collection, () => profiles.listProfiles(search.db, scope, filters, request.top_k), "list");
+  const plan = await planQuery(deps, search, { ...request, query });
+  return rankedRows(deps, search, scope, profileTable, filters, { ...plan, topK: request.top_k });
 }

@@ -1,8 +1,9 @@
 import { type Database, FUSION, type FusedFound, type RankedQuery, type RankedScores, rankedArmDepth, type Scope } from "@als/db";
 import type { Collection, TextArm, VectorFilter, VectorHit, VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
-import { RequestTimings } from "../request-timings.ts";
+import type { RequestTimings } from "../request-timings.ts";
 import { withCommonLexemes } from "./common-lexemes.ts";
+import type { SearchContext } from "./search-context.ts";
 
 /** One searchable table as ranked search sees it, with `F` its filters. */
 export interface RankedTable<R, F> {
@@ -18,33 +19,33 @@ export interface RankedTable<R, F> {
 }
 
 /**
- * Ranks a table's rows for a planned query. Without a vector index, without a vector arm, or with
+ * Ranks a table's rows for a planned query, with the search's database and vector index. Without a vector index, without a vector arm, or with
  * filters the index has no payload for (or leaves to PostgreSQL), both arms run in PostgreSQL. With
  * one, the index finds the vector arm's rows under the same filters, and one statement in
  * PostgreSQL reads them again under the filters (so a row deleted or changed since its last sync
  * to the index is never served), runs the text arm and fuses both, as it would its own HNSW scan.
  *
- * Timed in `timings` under the table's collection name ("sql" or "index"); through the index also
+ * Timed in the search's timings under the table's collection name ("sql" or "index"); through the index also
  * its parts, `<collection>.vector` and `.sql`, so an operator sees which one is slow.
  */
 export async function rankedRows<R, F>(
-  deps: Pick<CoreDeps, "db" | "services" | "vectorIndex" | "now">,
+  deps: Pick<CoreDeps, "services" | "now">,
+  search: SearchContext,
   scope: Scope,
   table: RankedTable<R, F>,
   filters: F,
   planned: Omit<RankedQuery, "commonLexemes">,
-  timings = new RequestTimings(),
 ): Promise<R[]> {
-  const index = deps.vectorIndex;
+  const { db, timings, vectorIndex: index } = search;
   const inMemory = index?.text && planned.mode !== "vector" && planned.queryText ? table.vectorFilter(scope, filters) : null;
   if (index?.text && inMemory && index.text.serves(table.collection, inMemory))
-    return rankedInMemory(deps, { scope, table, filters, filter: inMemory, planned, index, text: index.text }, timings);
+    return rankedInMemory(deps, db, { scope, table, filters, filter: inMemory, planned, index, text: index.text }, timings);
   const wanted = index && planned.mode !== "fts" && planned.queryVector ? table.vectorFilter(scope, filters) : null;
   const filter = wanted && index?.serves?.(table.collection, wanted) !== false ? wanted : null;
   const stage = table.collection;
   const query = () => withCommonLexemes(deps, stage, planned);
   if (!index || !planned.queryVector || filter === null)
-    return timings.time(stage, async () => table.searchInDatabase(deps.db, scope, filters, await query()), "sql");
+    return timings.time(stage, async () => table.searchInDatabase(db, scope, filters, await query()), "sql");
   const vector = planned.queryVector;
   return timings.time(
     stage,
@@ -61,7 +62,7 @@ export async function rankedRows<R, F>(
         query(),
       ]);
       const nearestFound = { ids: nearest.map((hit) => hit.id), similarities: nearest.map((hit) => hit.similarity) };
-      return timings.time(`${stage}.sql`, () => table.searchInDatabase(deps.db, scope, filters, { ...ready, nearestFound }));
+      return timings.time(`${stage}.sql`, () => table.searchInDatabase(db, scope, filters, { ...ready, nearestFound }));
     },
     "index",
   );
@@ -74,7 +75,8 @@ export async function rankedRows<R, F>(
  * gives the statement's top rows: it leaves out only rows that could not reach them.
  */
 async function rankedInMemory<R, F>(
-  deps: Pick<CoreDeps, "db" | "services" | "now">,
+  deps: Pick<CoreDeps, "services" | "now">,
+  db: Database,
   search: {
     scope: Scope;
     table: RankedTable<R, F>;
@@ -109,7 +111,7 @@ async function rankedInMemory<R, F>(
         }),
       ]);
       const fusedFound = fuse(nearest, textHits, planned.similarityFloor, planned.topK);
-      return timings.time(`${stage}.sql`, () => table.searchInDatabase(deps.db, scope, filters, { ...planned, commonLexemes: [], fusedFound }));
+      return timings.time(`${stage}.sql`, () => table.searchInDatabase(db, scope, filters, { ...planned, commonLexemes: [], fusedFound }));
     },
     "memory",
   );

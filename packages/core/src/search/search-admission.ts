@@ -3,8 +3,9 @@ import type { Database } from "@als/db";
 import type { RankedTurns } from "../concurrency/ranked-turns.ts";
 import { type Release, Slots, type TakeOptions } from "../concurrency/slots.ts";
 import type { CoreDeps } from "../deps.ts";
-import type { RequestTimings } from "../request-timings.ts";
+import { RequestTimings } from "../request-timings.ts";
 import { SEARCH_DEADLINE_MS } from "../settings.ts";
+import type { SearchContext } from "./search-context.ts";
 
 /**
  * 503 overloaded: with the searches already under way or waiting, this one could not have finished
@@ -154,7 +155,7 @@ export interface SearchAdmissionOptions {
   startedAt?: number;
   /** Aborted when the search's deadline passes: its statements not yet sent are then skipped. */
   signal?: AbortSignal;
-  /** Where the wait for a slot is recorded (stage `admission`), refused searches included. */
+  /** Where the wait for a slot (stage `admission`, refused searches included) and the search's stages are recorded. */
   timings?: RequestTimings;
 }
 
@@ -165,18 +166,31 @@ export interface SearchAdmissionOptions {
  * load says could not is refused with SearchOverloadedError (503 overloaded, Retry-After), by the
  * rule of SearchSlots. The slot is held until
  * the search's work settles, not until it is answered: the bound is on work under way. `work` gets
- * the dependencies the search runs with: the database as abortableDatabase sees it.
+ * the search's context: its signal, deadline and timings, the database as abortableDatabase sees it.
  */
-export async function admitSearch<T>(deps: CoreDeps, work: (admitted: CoreDeps) => Promise<T>, options: SearchAdmissionOptions = {}): Promise<T> {
-  const { deadlineMs = SEARCH_DEADLINE_MS, startedAt = performance.now(), signal = new AbortController().signal } = options;
+export async function admitSearch<T>(
+  deps: Pick<CoreDeps, "db" | "embedder" | "vectorIndex" | "services">,
+  work: (search: SearchContext) => Promise<T>,
+  options: SearchAdmissionOptions = {},
+): Promise<T> {
+  const { deadlineMs = SEARCH_DEADLINE_MS, startedAt = performance.now(), signal = new AbortController().signal, timings = new RequestTimings() } = options;
   const slots = deps.services.searchSlots;
+  const deadline = startedAt + deadlineMs;
   const waitingSince = performance.now();
-  const release = await slots.take(startedAt + deadlineMs, signal);
-  options.timings?.since("admission", waitingSince);
+  const release = await slots.take(deadline, signal);
+  timings.since("admission", waitingSince);
   if (!release) throw new SearchOverloadedError(slots.concurrency, slots.retryAfterSeconds());
   let running: Promise<T>;
   try {
-    running = work({ ...deps, db: abortableDatabase(deps.db, signal, startedAt, deps.services.statementTurns) });
+    running = work({
+      signal,
+      startedAt,
+      deadline,
+      timings,
+      db: abortableDatabase(deps.db, signal, startedAt, deps.services.statementTurns),
+      embedder: deps.embedder,
+      vectorIndex: deps.vectorIndex,
+    });
   } catch (error) {
     release();
     throw error;

@@ -21,6 +21,7 @@ import { assignExperimentArm } from "./experiment-assignment.ts";
 import { issueExposureReceipt } from "./exposure-receipts.ts";
 import { reformulateQuery } from "./reformulate-query.ts";
 import { admitSearch } from "./search-admission.ts";
+import type { SearchContext } from "./search-context.ts";
 
 /** What was left out of a search that still answered: a component and why. */
 export interface Degradation {
@@ -51,7 +52,7 @@ export async function unifiedSearch(
   timings = new RequestTimings(),
 ): Promise<UnifiedSearchResult> {
   const deadlineMs = deps.search?.deadlineMs === undefined ? SEARCH_DEADLINE_MS : deps.search.deadlineMs;
-  if (deadlineMs === null) return admitSearch(deps, (admitted) => searchAll(admitted, scope, request, timings, () => {}), { timings });
+  if (deadlineMs === null) return admitSearch(deps, (search) => searchAll(deps, search, scope, request, () => {}), { timings });
   const startedAt = performance.now();
   const timeout = () => new AppError("search_deadline", "Request timeout", { reason: "search_deadline", correlation_id: correlationId });
   // The deadline stops the search's remaining work too: no statement, embedding or arm starts after it.
@@ -60,7 +61,7 @@ export async function unifiedSearch(
   const checkDeadline = () => {
     if (expiry.signal.aborted || performance.now() - startedAt >= deadlineMs) throw timeout();
   };
-  const searching = admitSearch(deps, (admitted) => searchAll(admitted, scope, request, timings, checkDeadline, expiry.signal), {
+  const searching = admitSearch(deps, (search) => searchAll(deps, search, scope, request, checkDeadline), {
     deadlineMs,
     startedAt,
     signal: expiry.signal,
@@ -71,12 +72,12 @@ export async function unifiedSearch(
 
 async function searchAll(
   deps: CoreDeps,
+  search: SearchContext,
   scope: Scope,
   request: UnifiedSearchRequest,
-  timings: RequestTimings,
   checkDeadline: () => void,
-  signal?: AbortSignal,
 ): Promise<UnifiedSearchResult> {
+  const { timings } = search;
   const experiment = await timings.time("config", () => experimentArmOf(deps, scope, request.user_id));
   const degradations: Degradation[] = [];
   const resolved = request.enable_reformulation
@@ -89,19 +90,20 @@ async function searchAll(
 
   const wanted = new Set(request.entity_types);
   const sessionId = request.session_id || undefined;
-  const served = sessionId ? await timings.time("dedup.read", () => searchSessions.findServed(deps.db, scope, sessionId)) : new Set<string>();
+  const served = sessionId ? await timings.time("dedup.read", () => searchSessions.findServed(search.db, scope, sessionId)) : new Set<string>();
   const notServed = (item: ServedItem) => !served.has(searchSessions.servedKey(item));
   // Asks for enough that top_k remain once what the session was served already is dropped.
   const depth = (kind: ServedItem["kind"]) => request.top_k + [...served].filter((key) => key.startsWith(`${kind}:`)).length;
 
-  const shared = {
-    ...deps,
-    embedder: embeddingOnce(deps.embedder, signal),
+  // The three entity searches share one query embedding and one read of what the index must catch up on.
+  const shared: SearchContext = {
+    ...search,
+    embedder: embeddingOnce(search.embedder, search.signal),
     // A full-text search needs the index only where it holds the text arm too.
-    ...(deps.vectorIndex &&
-      (request.search_mode !== "fts" || deps.vectorIndex.text) && {
-        vectorIndex: searchingAsOfNow(deps.vectorIndex, resolved?.query ?? request.query, timings),
-      }),
+    vectorIndex:
+      search.vectorIndex && (request.search_mode !== "fts" || search.vectorIndex.text)
+        ? searchingAsOfNow(search.vectorIndex, resolved?.query ?? request.query, timings)
+        : undefined,
   };
   checkDeadline();
   const common = {
@@ -118,17 +120,17 @@ async function searchAll(
   // on the event loop, the per-user ones' statements meanwhile in the database).
   const agentPlaybooksFound = wanted.has("agent_playbooks")
     ? searchAgentPlaybooks(
-        shared,
+        deps,
         scope,
         { ...playbookCommon, playbook_status_filter: request.agent_playbook_status_filter, top_k: depth("agent_playbook") },
-        timings,
+        shared,
       )
     : [];
   // Profiles belong to one user: without user_id there is nobody whose profiles to search.
   const settled = await Promise.allSettled([
-    wanted.has("profiles") && request.user_id ? searchProfiles(shared, scope, { ...common, user_id: request.user_id, top_k: depth("profile") }, timings) : [],
+    wanted.has("profiles") && request.user_id ? searchProfiles(deps, scope, { ...common, user_id: request.user_id, top_k: depth("profile") }, shared) : [],
     wanted.has("user_playbooks")
-      ? searchUserPlaybooks(shared, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") }, timings)
+      ? searchUserPlaybooks(deps, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") }, shared)
       : [],
     agentPlaybooksFound,
   ]);
@@ -153,7 +155,7 @@ async function searchAll(
       ...agentPlaybooks.map((p): ServedItem => ({ kind: "agent_playbook", id: String(p.agent_playbook_id) })),
     ];
     const claimed = await timings.time("dedup.claim", () =>
-      searchSessions.claimServed(deps.db, scope, { sessionId, interactionId: request.interaction_id, servedAt: deps.now(), items }),
+      searchSessions.claimServed(search.db, scope, { sessionId, interactionId: request.interaction_id, servedAt: deps.now(), items }),
     );
     // A concurrent search of the session claimed these first and serves them.
     const mine = (item: ServedItem) => claimed.has(searchSessions.servedKey(item));

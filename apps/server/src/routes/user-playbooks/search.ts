@@ -6,7 +6,7 @@ import { implement } from "../../implement.ts";
 export default implement(endpoints.userPlaybooks.search, {
   async handle({ deps, principal, scope, timings }, input) {
     // Under the process's search admission: 503 overloaded when it could not start in time.
-    const found = await admitSearch(deps, (admitted) => searchUserPlaybooks(admitted, scope, input, timings), { timings });
+    const found = await admitSearch(deps, (search) => searchUserPlaybooks(deps, scope, input, search), { timings });
     await timings.time("evidence", () =>
       recordSearchEvidence(deps, principal, scope, {
         route: endpoints.userPlaybooks.search.procedure,
