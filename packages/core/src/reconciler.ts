@@ -1,5 +1,6 @@
 import { documentExpansion, plannerStatistics, type Scope, staleEmbeddings } from "@als/db";
 import type { BackgroundLoop } from "./background-loop.ts";
+import { Lanes } from "./concurrency/lanes.ts";
 import { type CoreDeps, DEFAULT_LEARNING_CONCURRENCY } from "./deps.ts";
 import { DURABLE_WORK, type DurableKind, durableWork } from "./durable/catalogue.ts";
 import type { DurableOutcome, DurableWork } from "./durable/durable-work.ts";
@@ -43,22 +44,27 @@ const parseKey = (key: LaneKey) => {
  * (startDocumentExpansionLoop).
  */
 export class Reconciler implements Orchestrator {
-  private pass: Promise<void> | undefined;
-  private again = false;
+  /** The passes: one at a time; one asked for while a pass runs (poke) runs once more after it. */
+  private readonly passes = new Lanes<"pass">({ concurrency: () => 1, run: () => this.run(), onError: (error) => this.onError(error) });
   private recovered = false;
-  /** The `own` lanes running, and those asked to look again when they end. */
-  private readonly ownLanes = new Map<string, Promise<void>>();
-  private readonly ownLanesAgain = new Set<string>();
+  /** One lane per `own` kind; a kind asked for while its lane runs looks again when it ends. */
+  private readonly ownLanes = new Lanes<DurableKind>({
+    concurrency: () => Number.POSITIVE_INFINITY,
+    run: (kind) => this.runOwnItems(durableWork(kind)),
+    onError: (error) => this.onError(error),
+  });
   /** Aborted by stop(): a long step in progress (a generation run) ends at its next commit and waits for the next start. */
   private readonly stopping = new AbortController();
-  private readonly due = new Set<LaneKey>();
-  /** Lanes stepping due keys (users learning); each takes one key at a time until none is due. */
-  private readonly lanes = new Set<Promise<void>>();
   /**
-   * Keys a lane is stepping now. One queued again meanwhile stays queued until that lane is done
-   * with it: another lane would only find its lease held and put it to sleep.
+   * Lanes stepping due keys of `users` kinds (users learning), one key at a time, and mostly waiting
+   * on the LLM: as many lanes as the provider takes calls. A key queued again while a lane steps it
+   * waits for that step to end: another lane would only find its lease held and put it to sleep.
    */
-  private readonly inLane = new Set<LaneKey>();
+  private readonly lanes = new Lanes<LaneKey>({
+    concurrency: () => this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY,
+    run: (key) => this.stepKey(key),
+    onError: (error) => this.onError(error),
+  });
   private readonly sleeping = new Map<LaneKey, number>();
   private readonly timer: ReturnType<typeof setInterval>;
   /** Wake a pass when a kind's follow-up may run again (the next physical removal of erased rows, see removeErasedBytes). */
@@ -86,31 +92,22 @@ export class Reconciler implements Orchestrator {
       this.poke();
       return;
     }
-    this.due.add(keyOf(kind, scope, id));
+    this.lanes.queue(keyOf(kind, scope, id));
     this.sleeping.delete(keyOf(kind, scope, id));
     // A key queued while a pass runs takes an idle lane now rather than waiting for the next pass.
-    if (this.recovered) this.startLanes();
+    if (this.recovered) this.lanes.start();
     this.poke();
   }
 
   /** Starts a pass, or asks the running pass to run once more when it ends. */
   poke(): void {
-    if (this.pass) {
-      this.again = true;
-      return;
-    }
-    this.pass = this.run().finally(() => {
-      this.pass = undefined;
-      if (this.again) {
-        this.again = false;
-        this.poke();
-      }
-    });
+    this.passes.request("pass");
   }
 
   /** Resolves when no pass or lane is running and no key is queued (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.pass || this.ownLanes.size > 0 || this.lanes.size > 0) await (this.pass ?? Promise.all([...this.ownLanes.values(), ...this.lanes]));
+    while (this.passes.running > 0 || this.ownLanes.running > 0 || this.lanes.running > 0)
+      await Promise.all([this.passes.drained(), this.ownLanes.drained(), this.lanes.drained()]);
     await this.vectorSync?.idle();
     await this.documentExpansion?.idle();
   }
@@ -143,12 +140,12 @@ export class Reconciler implements Orchestrator {
       for (const [key, until] of this.sleeping) {
         if (until <= now) {
           this.sleeping.delete(key);
-          this.due.add(key);
+          this.lanes.queue(key);
         }
       }
-      for (const work of DURABLE_WORK) if (work.reconcile.lane === "own") this.runOwnLane(work);
-      this.startLanes();
-      await Promise.all([this.lanesDrained(), ...DURABLE_WORK.map((work) => this.runInPass(work))]);
+      for (const work of DURABLE_WORK) if (work.reconcile.lane === "own") this.ownLanes.request(work.kind);
+      this.lanes.start();
+      await Promise.all([this.lanes.drained(), ...DURABLE_WORK.map((work) => this.runInPass(work))]);
     } catch (error) {
       this.onError(error);
     }
@@ -163,7 +160,7 @@ export class Reconciler implements Orchestrator {
     await documentExpansion.releaseAllExpansionLeases(this.deps.db);
     await this.reembedStaleRows();
     for (const work of DURABLE_WORK) {
-      if (work.reconcile.lane === "users") for (const { scope, id } of await work.findWaiting(this.deps)) this.due.add(keyOf(work.kind, scope, id));
+      if (work.reconcile.lane === "users") for (const { scope, id } of await work.findWaiting(this.deps)) this.lanes.queue(keyOf(work.kind, scope, id));
     }
     this.recovered = true;
   }
@@ -175,39 +172,21 @@ export class Reconciler implements Orchestrator {
     if (reconcile.lane === "sessions") await this.runDueSessions(work, reconcile.batch);
   }
 
-  /** Each lane steps one key at a time (a user's learning) and mostly waits on the LLM: as many lanes as the provider takes calls. */
-  private startLanes(): void {
-    const limit = this.deps.learning?.concurrency ?? DEFAULT_LEARNING_CONCURRENCY;
-    // A lane takes its first user synchronously, so a started lane leaves one user fewer to take.
-    while (this.lanes.size < limit && this.nextDue() !== undefined) {
-      const lane: Promise<void> = this.drainDueKeys().finally(() => this.lanes.delete(lane));
-      this.lanes.add(lane);
-    }
-  }
-
-  private async lanesDrained(): Promise<void> {
-    while (this.lanes.size > 0) await Promise.all(this.lanes);
-  }
-
-  private async drainDueKeys(): Promise<void> {
-    for (let key = this.takeDue(); key !== undefined; key = this.takeDue()) {
-      const { kind, scope, id } = parseKey(key);
-      const work = durableWork(kind);
-      this.inLane.add(key);
-      try {
-        let outcome: DurableOutcome;
-        do outcome = await work.step(this.deps, scope, id);
-        while (outcome.next === "again");
-        if (outcome.next === "sleep") this.sleeping.set(key, outcome.until);
-        if (outcome.next === "retry") this.sleeping.set(key, outcome.at);
-        if (outcome.next === "busy") this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
-      } catch (error) {
-        // Storage trouble: keep the key and try on a later pass.
-        this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
-        this.onError(error);
-      } finally {
-        this.inLane.delete(key);
-      }
+  /** Steps a due key of a `users` kind (a user's learning) until it has nothing to do now; one to do later sleeps until then. */
+  private async stepKey(key: LaneKey): Promise<void> {
+    const { kind, scope, id } = parseKey(key);
+    const work = durableWork(kind);
+    try {
+      let outcome: DurableOutcome;
+      do outcome = await work.step(this.deps, scope, id);
+      while (outcome.next === "again");
+      if (outcome.next === "sleep") this.sleeping.set(key, outcome.until);
+      if (outcome.next === "retry") this.sleeping.set(key, outcome.at);
+      if (outcome.next === "busy") this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
+    } catch (error) {
+      // Storage trouble: keep the key and try on a later pass.
+      this.sleeping.set(key, this.deps.now() + BUSY_RETRY_SECONDS);
+      this.onError(error);
     }
   }
 
@@ -222,10 +201,10 @@ export class Reconciler implements Orchestrator {
         if (this.stopping.signal.aborted) return;
         const outcome = await work.step(this.deps, scope, id, undefined, this.stopping.signal);
         this.reportUnexpected(work, id, outcome);
-        if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.again = true;
+        if (outcome.next === "retry" && outcome.at <= this.deps.now()) this.poke();
         if (outcome.next !== "again") break;
         if (steps >= stepsPerPass) {
-          this.again = true;
+          this.poke();
           break;
         }
       }
@@ -259,22 +238,7 @@ export class Reconciler implements Orchestrator {
         for (let item = next(); item !== undefined; item = next()) await work.step(this.deps, item.scope, item.id);
       }),
     );
-    if ((await work.findRunnable!(this.deps, 1)).length > 0) this.again = true;
-  }
-
-  /** Starts the lane of an `own` kind, or asks its running lane to look again when it ends. */
-  private runOwnLane(work: DurableWork): void {
-    if (this.ownLanes.has(work.kind)) {
-      this.ownLanesAgain.add(work.kind);
-      return;
-    }
-    const lane = this.runOwnItems(work)
-      .catch(this.onError)
-      .finally(() => {
-        this.ownLanes.delete(work.kind);
-        if (this.ownLanesAgain.delete(work.kind)) this.runOwnLane(work);
-      });
-    this.ownLanes.set(work.kind, lane);
+    if ((await work.findRunnable!(this.deps, 1)).length > 0) this.poke();
   }
 
   /** One attempt at each runnable item of an `own` kind; a retry's backoff is seen by a later pass (the wake-up timer's). */
@@ -288,18 +252,6 @@ export class Reconciler implements Orchestrator {
   /** A step keeps a safe error code only; the operator's log gets what went wrong. */
   private reportUnexpected(work: DurableWork, id: string, outcome: DurableOutcome): void {
     if ("unexpected" in outcome && outcome.unexpected) this.onError(new Error(`${work.noun} ${id}: ${outcome.unexpected}`));
-  }
-
-  /** The first queued key no lane is stepping now. */
-  private nextDue(): LaneKey | undefined {
-    for (const key of this.due) if (!this.inLane.has(key)) return key;
-    return undefined;
-  }
-
-  private takeDue(): LaneKey | undefined {
-    const next = this.nextDue();
-    if (next !== undefined) this.due.delete(next);
-    return next;
   }
 
   private async reembedStaleRows(): Promise<void> {
