@@ -23,9 +23,6 @@ const COMPOSITION_ROOTS = new Set(["apps/server/src/main.ts", "apps/mcp/src/main
 const NOT_YET_MOVED: ReadonlySet<string> = new Set([
   // Prompt files read from disk, parsed once.
   "packages/ai/src/llm/prompt-files.ts loaded",
-  // The in-process vector index's snapshot files and a counter of saves.
-  "packages/vector/src/in-process/snapshot.ts filesOf",
-  "packages/vector/src/in-process/snapshot.ts saves",
   // The migrated empty PGlite image, reused by every in-memory database of the process.
   "packages/db/src/open.ts migratedInMemory",
   // A query vector's SQL literal, computed once per vector array.

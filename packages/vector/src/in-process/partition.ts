@@ -48,6 +48,8 @@ export class Partition {
   private nextKey = 0;
   /** Changed since it was last saved. */
   dirty = false;
+  /** Where its files were last written or read (the path without extension): unchanged, the next save links them from there. */
+  files: string | undefined;
 
   get size(): number {
     return this.pointOfKey.size;

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Scope } from "@als/db";
@@ -28,27 +29,24 @@ export interface Snapshot {
   partitions: { ref: PartitionRef; partition: Partition }[];
 }
 
-/** Where each partition's files were last written or read: an unchanged partition links them into the next save. */
-const filesOf = new WeakMap<Partition, string>();
 const FILE_EXTENSIONS = [".usearch", ".f32", ".json"];
-let saves = 0;
 
 /**
  * The index on disk: each save is a new generation directory holding every partition (a graph
  * file, its vectors and its points each; a partition unchanged since it was last saved or loaded
- * links its files from there) and a manifest, and becomes the snapshot when the CURRENT file,
+ * links its files from there, Partition.files) and a manifest, and becomes the snapshot when the CURRENT file,
  * renamed into place, names it. A process killed in the middle leaves the generation before as the
  * snapshot.
  */
 export function saveSnapshot(directory: string, meta: unknown, partitions: { ref: PartitionRef; partition: Partition }[]): void {
   mkdirSync(directory, { recursive: true });
-  const generation = `gen-${Date.now()}-${process.pid}-${saves++}`;
+  const generation = `gen-${Date.now()}-${randomUUID()}`;
   const target = join(directory, generation);
   mkdirSync(target);
   const manifest: Manifest = { version: SNAPSHOT_VERSION, meta, partitions: [] };
   for (const [n, { ref, partition }] of partitions.entries()) {
     const file = join(target, `${ref.collection}-${n}`);
-    const before = filesOf.get(partition);
+    const before = partition.files;
     if (!partition.dirty && before !== undefined && FILE_EXTENSIONS.every((extension) => existsSync(`${before}${extension}`))) {
       for (const extension of FILE_EXTENSIONS) linkSync(`${before}${extension}`, `${file}${extension}`);
     } else {
@@ -56,7 +54,7 @@ export function saveSnapshot(directory: string, meta: unknown, partitions: { ref
       writeFileSync(`${file}.f32`, vectors);
       writeFileSync(`${file}.json`, JSON.stringify(points));
     }
-    filesOf.set(partition, file);
+    partition.files = file;
     manifest.partitions.push({ ...ref, file: `${ref.collection}-${n}`, size: partition.size });
   }
   writeDurably(join(target, "manifest.json"), JSON.stringify(manifest));
@@ -81,7 +79,7 @@ export function loadSnapshot(directory: string): Snapshot | null {
       const bytes = readFileSync(join(source, `${file}.f32`));
       const vectors = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
       const partition = Partition.load(join(source, `${file}.usearch`), saved, vectors);
-      filesOf.set(partition, join(source, file));
+      partition.files = join(source, file);
       return { ref: { collection, scope }, partition };
     }),
   };
