@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { testMode } from "@als/test-support/database.ts";
+import { type Deployment, startableDeployment } from "@als/test-support/deployment.ts";
+import { type ReceivedSpan, startOtlpReceiver } from "@als/test-support/otlp-receiver.ts";
+
+// The service as operators run it, exporting its spans over OTLP/HTTP to a collector (a
+// deterministic one speaking the real protocol): one trace per request, continued from the
+// caller's traceparent, with the database, embedding and vector index under it.
+
+const receiver = await startOtlpReceiver();
+let deployment: Deployment;
+
+beforeAll(async () => {
+  deployment = await startableDeployment("traces", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+  await deployment.start();
+}, 60_000);
+afterAll(async () => {
+  await deployment?.close();
+  await receiver.close();
+});
+
+const hex = (bytes: number) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+const inTrace = (traceId: string) => (spans: ReceivedSpan[]) => spans.filter((span) => span.traceId === traceId);
+
+describe("traces", () => {
+  test("a search is one trace continuing the caller's traceparent: its server span by procedure, with database, embedding and vector spans, and no user id or query text", async () => {
+    const user = `user-${hex(6)}`;
+    const query = `lantern ${hex(6)} repairs`;
+    await deployment.post("/api/publish_interaction", {
+      user_id: user,
+      session_id: "s1",
+      interaction_data_list: [{ role: "User", content: "I fix lanterns." }],
+    });
+    const traceId = hex(16);
+    const callerSpan = hex(8);
+    const response = await fetch(`${deployment.url}/api/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", traceparent: `00-${traceId}-${callerSpan}-01` },
+      body: JSON.stringify({ query, user_id: user }),
+    });
+    expect(response.status).toBe(200);
+    const spans = inTrace(traceId)(
+      await receiver.waitFor((all) => {
+        const server = all.find((span) => span.traceId === traceId && span.name === "search.unified");
+        return server !== undefined && all.some((span) => span.traceId === traceId && span.name === "vector search");
+      }),
+    );
+    const server = spans.find((span) => span.name === "search.unified")!;
+    expect(server.parentSpanId).toBe(callerSpan);
+    expect(server.kind).toBe(2); // SPAN_KIND_SERVER
+    expect(server.service).toBe("agent-learning-api");
+    expect(server.attributes).toMatchObject({ "http.request.method": "POST", "http.route": "/api/search", "http.response.status_code": 200 });
+    const names = new Set(spans.map((span) => span.name));
+    expect(names.has("db SELECT")).toBe(true);
+    expect(names.has("embedding")).toBe(true);
+    const vector = spans.find((span) => span.name === "vector search")!;
+    expect(vector.attributes["als.vector.index"]).toBe(testMode === "embedded" ? "in-process" : "pgvector");
+    // Every span of the request descends from the server span.
+    const ids = new Set(spans.map((span) => span.spanId));
+    for (const span of spans) if (span !== server) expect(ids.has(span.parentSpanId!)).toBe(true);
+    const exported = receiver.bodies.join("\n");
+    expect(exported).not.toContain(user);
+    expect(exported).not.toContain(query);
+    expect(exported).not.toContain("lanterns");
+  });
+
+  test("a request without a traceparent starts a trace of its own; a refused one is traced with its status", async () => {
+    const response = await fetch(`${deployment.url}/api/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: 42 }),
+    });
+    expect(response.status).toBe(422);
+    const spans = await receiver.waitFor((all) => all.some((span) => span.name === "search.unified" && span.attributes["http.response.status_code"] === 422));
+    const server = spans.find((span) => span.name === "search.unified" && span.attributes["http.response.status_code"] === 422)!;
+    expect(server.parentSpanId).toBeUndefined();
+    expect(server.attributes["error.type"]).toBe("validation_error");
+  });
+});
