@@ -5,7 +5,8 @@ import { type ReceivedSpan, startOtlpReceiver } from "@als/test-support/otlp-rec
 
 // The service as operators run it, exporting its spans over OTLP/HTTP to a collector (a
 // deterministic one speaking the real protocol): one trace per request, continued from the
-// caller's traceparent, with the database, embedding and vector index under it.
+// caller's traceparent, with the database, embedding and vector index under it; in full mode
+// through Temporal into the worker's activity and its database statements.
 
 const receiver = await startOtlpReceiver();
 let deployment: Deployment;
@@ -76,4 +77,36 @@ describe("traces", () => {
     expect(server.parentSpanId).toBeUndefined();
     expect(server.attributes["error.type"]).toBe("validation_error");
   });
+
+  test.skipIf(testMode !== "full")(
+    "a publish that schedules learning shares its trace with the worker's workflow, its activity and the activity's database statements",
+    async () => {
+      const traceId = hex(16);
+      const response = await fetch(`${deployment.url}/api/publish_interaction`, {
+        method: "POST",
+        headers: { "content-type": "application/json", traceparent: `00-${traceId}-${hex(8)}-01` },
+        body: JSON.stringify({ user_id: `user-${hex(6)}`, session_id: "s1", interaction_data_list: [{ role: "User", content: "I keep bees." }] }),
+      });
+      expect(response.status).toBe(200);
+      const spans = inTrace(traceId)(
+        await receiver.waitFor((all) => {
+          const activity = all.find((span) => span.traceId === traceId && span.name === "RunActivity:learningStep");
+          return activity !== undefined && all.some((span) => span.parentSpanId === activity.spanId && span.name.startsWith("db "));
+        }, 20_000),
+      );
+      const byId = new Map(spans.map((span) => [span.spanId, span]));
+      const activity = spans.find((span) => span.name === "RunActivity:learningStep")!;
+      expect(activity.service).toBe("agent-learning-worker");
+      // The workflow's own span (RunWorkflow) is exported when the workflow ends, long after; its
+      // steps are in the publish's trace: the API's server span and signal, the worker's activity.
+      const publish = spans.find((span) => span.name === "interactions.publish")!;
+      expect(publish.service).toBe("agent-learning-api");
+      expect(spans.find((span) => span.name === "SignalWithStartWorkflow:learnUserWorkflow")!.parentSpanId).toBe(publish.spanId);
+      expect(byId.get(activity.parentSpanId!)?.name).toBe("StartActivity:learningStep");
+      expect(spans.some((span) => span.service === "agent-learning-worker" && span.name.startsWith("db ") && span.parentSpanId === activity.spanId)).toBe(true);
+      // Temporal's workflow ids hold the user id: never exported.
+      expect(spans.some((span) => "temporalWorkflowId" in span.attributes)).toBe(false);
+    },
+    40_000,
+  );
 });
