@@ -1,6 +1,14 @@
 import type { Llm, Reranker } from "@als/ai";
 import { createClient } from "@als/client";
-import { ChangeLogFollower, type CoreDeps, createProcessServices, type DataSourceSettings, Reconciler, type TrustedProxy } from "@als/core";
+import {
+  ChangeLogFollower,
+  type CoreDeps,
+  createProcessServices,
+  type DataSourceSettings,
+  keepLearningHnswWhereSearched,
+  Reconciler,
+  type TrustedProxy,
+} from "@als/core";
 import type { StorageTimeouts } from "@als/db";
 import type { AccountServices, AuthMode, RateLimits } from "@als/identity";
 import { buildApp } from "../../apps/server/src/app.ts";
@@ -31,6 +39,12 @@ export interface TestServiceOptions {
   dataSources?: DataSourceSettings;
   /** How long a call may wait on the storage; unset: the defaults. */
   storageTimeouts?: StorageTimeouts;
+  /**
+   * "in-process": searches go through the in-process indexes, and PGlite drops the learnings' HNSW
+   * indexes beside them, as an embedded server does by default; unset: TEST_VECTOR_INDEX, else the
+   * database's own indexes.
+   */
+  vectorIndex?: "in-process";
 }
 
 /**
@@ -62,9 +76,12 @@ export async function startTestService(options: TestServiceOptions = {}) {
   };
   const reconcilerErrors: unknown[] = [];
   // TEST_VECTOR_INDEX=in-process runs a file's searches through the in-process indexes, as an embedded server does by default.
-  const follower =
-    process.env.TEST_VECTOR_INDEX === "in-process" ? await ChangeLogFollower.open(db, { onError: (error) => reconcilerErrors.push(error) }) : undefined;
-  if (follower) deps.vectorIndex = follower;
+  const inProcess = (options.vectorIndex ?? process.env.TEST_VECTOR_INDEX) === "in-process";
+  const follower = inProcess ? await ChangeLogFollower.open(db, { onError: (error) => reconcilerErrors.push(error) }) : undefined;
+  if (follower) {
+    deps.vectorIndex = follower;
+    await keepLearningHnswWhereSearched(db, "in-process", { info: () => {}, error: () => {} });
+  }
   const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
   const app = buildApp({
     deps,

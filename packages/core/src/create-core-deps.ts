@@ -96,7 +96,7 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
  * index (pgvector, Qdrant's fallback) they are built again. A PostgreSQL server keeps them: its
  * inserts run on its own cores, and its processes may choose their indexes apart.
  */
-async function keepLearningHnswWhereSearched(db: Database, vectorIndex: string, log: CoreLogger): Promise<void> {
+export async function keepLearningHnswWhereSearched(db: Database, vectorIndex: string, log: CoreLogger): Promise<void> {
   if (db.kind !== "pglite") return;
   if (vectorIndex === "in-process") {
     const dropped = await learningHnsw.dropLearningHnsw(db);

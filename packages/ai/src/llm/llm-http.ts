@@ -48,7 +48,7 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     text = await response.text();
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    throw new TransientLlmError(`the provider could not be reached (${error instanceof Error ? error.name : "network error"})`);
+    throw new TransientLlmError(`the provider could not be reached (${networkFailure(error)})`);
   }
   if (response.ok) {
     try {
@@ -79,6 +79,17 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     throw new TransientLlmError(label, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
   }
   throw new LlmUnavailableError(label);
+}
+
+/**
+ * What kind of network failure a fetch met: the error's name and, where the runtime gives one, its
+ * code (ECONNREFUSED, ECONNRESET, ...), which says more than the name. Never its message, which
+ * may quote the URL.
+ */
+function networkFailure(error: unknown): string {
+  if (!(error instanceof Error)) return "network error";
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && /^[A-Za-z_]{1,40}$/.test(code) ? `${error.name}: ${code}` : error.name;
 }
 
 /**
