@@ -92,7 +92,7 @@ describe("traces", () => {
         await receiver.waitFor((all) => {
           const activity = all.find((span) => span.traceId === traceId && span.name === "RunActivity:learningStep");
           return activity !== undefined && all.some((span) => span.parentSpanId === activity.spanId && span.name.startsWith("db "));
-        }, 20_000),
+        }, 45_000),
       );
       const byId = new Map(spans.map((span) => [span.spanId, span]));
       const activity = spans.find((span) => span.name === "RunActivity:learningStep")!;
@@ -107,6 +107,6 @@ describe("traces", () => {
       // Temporal's workflow ids hold the user id: never exported.
       expect(spans.some((span) => "temporalWorkflowId" in span.attributes)).toBe(false);
     },
-    40_000,
+    60_000,
   );
 });
