@@ -65,7 +65,7 @@ describe("traces", () => {
     expect(exported).not.toContain("lanterns");
   });
 
-  test("a request without a traceparent starts a trace of its own; a refused one is traced with its status", async () => {
+  test("a request without a traceparent starts a trace of its own; a refused one is traced with its status, never its credential", async () => {
     const response = await fetch(`${deployment.url}/api/search`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -76,6 +76,15 @@ describe("traces", () => {
     const server = spans.find((span) => span.name === "search.unified" && span.attributes["http.response.status_code"] === 422)!;
     expect(server.parentSpanId).toBeUndefined();
     expect(server.attributes["error.type"]).toBe("validation_error");
+    const key = `als_${hex(16)}`;
+    const refused = await fetch(`${deployment.url}/api/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query: "anything" }),
+    });
+    expect(refused.status).toBe(401);
+    await receiver.waitFor((all) => all.some((span) => span.name === "search.unified" && span.attributes["http.response.status_code"] === 401));
+    expect(receiver.bodies.join("\n")).not.toContain(key);
   });
 
   test.skipIf(testMode !== "full")(
