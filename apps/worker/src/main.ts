@@ -4,6 +4,7 @@ import { startTracing } from "@als/telemetry";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { freeLoopbackPort } from "./free-loopback-port.ts";
 import { startWorker } from "./start-worker.ts";
+import { withTraceIds } from "./trace-id-logger.ts";
 
 const settings = loadSettings(process.env);
 // Before anything opens a span: off unless an OTLP endpoint is set.
@@ -16,7 +17,7 @@ Runtime.install({
   logger: new DefaultLogger(settings.logLevel.toUpperCase() as Uppercase<typeof settings.logLevel>),
   ...(temporalMetricsAddress && { telemetryOptions: { metrics: { prometheus: { bindAddress: temporalMetricsAddress } } } }),
 });
-const log = Runtime.instance().logger;
+const log = withTraceIds(Runtime.instance().logger);
 // A dropped database connection fails the activities using it (Temporal retries them); it must not end the worker.
 guardProcessAgainstStorageFailures(log);
 try {

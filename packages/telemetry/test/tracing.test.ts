@@ -3,6 +3,7 @@ import { loadSettings } from "@als/core";
 import { activeTraceId, inSpan, startTracing, tracingOn } from "@als/telemetry";
 import { startOtlpReceiver } from "@als/test-support/otlp-receiver.ts";
 import { createLogger } from "../../../apps/server/src/logger.ts";
+import { withTraceIds } from "../../../apps/worker/src/trace-id-logger.ts";
 
 const receiver = await startOtlpReceiver();
 afterAll(() => receiver.close());
@@ -40,16 +41,30 @@ describe("the tracer", () => {
     expect(receiver.exports()).toBe(0);
   });
 
-  test("on, spans nest across awaits and reach the collector; a log line inside one carries its trace id", async () => {
+  test("on, spans nest across awaits and reach the collector; a log line inside one carries its trace id (API and worker)", async () => {
     const tracing = startTracing({ url: `${receiver.endpoint}/v1/traces`, headers: {}, sampler: "always_on", samplerRatio: 1 }, "unit");
     const lines: string[] = [];
+    // The worker's lines (Temporal's runtime logger, recorded here) carry it too.
+    const workerLines: unknown[] = [];
+    const record = (_message: string, meta?: unknown) => void workerLines.push(meta);
+    const workerLog = withTraceIds({
+      log: (_level, message, meta) => record(message, meta),
+      trace: record,
+      debug: record,
+      info: record,
+      warn: record,
+      error: record,
+    });
     const write = process.stderr.write;
     process.stderr.write = ((line: string) => lines.push(line) > 0) as typeof process.stderr.write;
     let traceId: string | undefined;
     try {
       traceId = await inSpan("outer", {}, async () => {
         await Bun.sleep(1);
-        await inSpan("inner", {}, async () => createLogger("info").info("inside"));
+        await inSpan("inner", {}, async () => {
+          createLogger("info").info("inside");
+          workerLog.info("inside", { step: 1 });
+        });
         return activeTraceId();
       });
     } finally {
@@ -57,6 +72,9 @@ describe("the tracer", () => {
     }
     await tracing.shutdown();
     expect(JSON.parse(lines[0]!).traceId).toBe(traceId!);
+    expect(workerLines).toEqual([{ traceId, step: 1 }]);
+    workerLog.info("outside");
+    expect(workerLines[1]).toBeUndefined();
     const spans = await receiver.waitFor((all) => all.length >= 2);
     const outer = spans.find((span) => span.name === "outer")!;
     expect(spans.find((span) => span.name === "inner")!.parentSpanId).toBe(outer.spanId);
