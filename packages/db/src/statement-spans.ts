@@ -2,7 +2,21 @@ import { inSpan } from "@als/telemetry";
 import type { Database, Sql } from "./driver.ts";
 
 /** The statements' first words we name; any other is `other`. The statement's text is never recorded: it may carry tenant content. */
-const OPERATIONS = new Set(["SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "CREATE", "ALTER", "DROP", "SET", "LOCK", "NOTIFY", "VACUUM", "TRUNCATE"]);
+const OPERATIONS: ReadonlySet<string> = new Set([
+  "SELECT",
+  "INSERT",
+  "UPDATE",
+  "DELETE",
+  "WITH",
+  "CREATE",
+  "ALTER",
+  "DROP",
+  "SET",
+  "LOCK",
+  "NOTIFY",
+  "VACUUM",
+  "TRUNCATE",
+]);
 
 /** What kind of statement `text` is (its first keyword), not what it says. */
 function operationOf(text: string): string {

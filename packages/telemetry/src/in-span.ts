@@ -1,22 +1,18 @@
-import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Attributes, context, ProxyTracerProvider, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 
 /** The name our spans are recorded under (the instrumentation scope). */
 export const TRACER_NAME = "agent-learning-service";
 
+/** What the API's tracer provider delegates to while no SDK is registered. */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate();
+
 /**
- * Set by startTracing. Off, every span helper calls its function and nothing else: the API's no-op
- * tracer still builds a span object and a context per call, which the hot paths (a search makes
- * dozens of database calls) need not pay for when nobody exports them.
+ * Whether spans are recorded in this process: an SDK is registered with the OpenTelemetry API
+ * (startTracing), the one place that state is kept. Off, every span helper calls its function and
+ * nothing else: the API's no-op tracer would still build a span object and a context per call,
+ * which the hot paths (a search makes a dozen database calls) need not pay for when nobody exports them.
  */
-let tracing = false;
-
-/** Marks tracing started (startTracing) or stopped. */
-export function setTracingOn(on: boolean): void {
-  tracing = on;
-}
-
-/** Whether spans are recorded in this process. */
-export const tracingOn = (): boolean => tracing;
+export const tracingOn = (): boolean => (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() !== NO_PROVIDER;
 
 /**
  * `run` inside a span named `name`, a child of the span active now: ended when `run` settles,
@@ -24,13 +20,13 @@ export const tracingOn = (): boolean => tracing;
  * throws. `after` adds attributes known only from the result (a count, a status).
  */
 export function inSpan<T>(name: string, attributes: Attributes, run: () => Promise<T>, after?: (result: T) => Attributes): Promise<T> {
-  if (!tracing) return run();
+  if (!tracingOn()) return run();
   return trace.getTracer(TRACER_NAME).startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, (span) => ended(span, run, after));
 }
 
 /** The trace id of the span active now, when tracing is on and one is. */
 export function activeTraceId(): string | undefined {
-  if (!tracing) return undefined;
+  if (!tracingOn()) return undefined;
   const span = trace.getSpan(context.active());
   return span?.isRecording() ? span.spanContext().traceId : undefined;
 }

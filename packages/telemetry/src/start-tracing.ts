@@ -13,7 +13,6 @@ import {
   TraceIdRatioBasedSampler,
 } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
-import { setTracingOn } from "./in-span.ts";
 import { OtlpFetchExporter } from "./otlp-fetch-exporter.ts";
 import { redactingProcessor } from "./redacting-processor.ts";
 
@@ -85,12 +84,10 @@ export function startTracing(settings: TracingSettings, defaultServiceName: stri
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  setTracingOn(true);
   return {
     processor,
     resource,
     async shutdown() {
-      setTracingOn(false);
       // Spans the collector did not take are dropped: a collector that is down must not fail a stop.
       await provider.shutdown().catch(() => undefined);
       trace.disable();
