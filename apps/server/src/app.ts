@@ -13,6 +13,8 @@ import {
   type RateLimits,
   takeSignInAttempt,
 } from "@als/identity";
+import { activeTraceId, inRequestSpan, inSpan } from "@als/telemetry";
+import type { Attributes } from "@opentelemetry/api";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { Elysia } from "elysia";
 import type { IncomingRequest, RequestContext } from "./context.ts";
@@ -83,7 +85,8 @@ type Listener = { requestIP(request: Request): { address: string } | null } | nu
 const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientAddressOf): IncomingRequest => {
   const peer = server?.requestIP(request)?.address ?? null;
   return {
-    correlationId: request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(),
+    // Traced, the request's trace id is its correlation id: its log lines and its trace are found by one id.
+    correlationId: request.headers.get(CORRELATION_HEADER) ?? activeTraceId() ?? crypto.randomUUID(),
     authorization: request.headers.get("authorization"),
     project: request.headers.get("x-service-project"),
     idempotencyKey: request.headers.get(IDEMPOTENCY_KEY_HEADER),
@@ -91,6 +94,16 @@ const incomingOf = (request: Request, server: Listener, clientAddressOf: ClientA
     fromThisMachine: fromThisMachine(request, peer),
   };
 };
+
+/**
+ * `answer` in the request's server span when tracing is on: named by the declared procedure or a
+ * fixed route's name, with the method, the route's template and the answer's status and error code.
+ */
+const traced = (name: string, request: Request, attributes: Attributes, answer: () => Promise<Response>): Promise<Response> =>
+  inRequestSpan(name, request.headers, { "http.request.method": request.method, ...attributes }, answer, (response) => {
+    const code = errorCodeOf(response);
+    return { "http.response.status_code": response.status, ...(code && { "error.type": code }) };
+  });
 
 /**
  * The HTTP application: REST under /api, tRPC under /trpc, MCP (Streamable HTTP) at /mcp, OpenAPI at
@@ -257,20 +270,28 @@ export function buildApp({
     }
   };
 
-  const serve = async (route: Route, request: Request, params: Record<string, string | null> | undefined, server: Listener): Promise<Response> => {
-    const startedAt = performance.now();
-    const incoming = incomingOf(request, server, clientAddressOf);
-    const timings = new RequestTimings();
-    return finished(route.endpoint.procedure, await answer(route, request, params, incoming, timings), request, incoming, timings, startedAt);
-  };
+  const serve = (route: Route, request: Request, params: Record<string, string | null> | undefined, server: Listener): Promise<Response> =>
+    traced(route.endpoint.procedure, request, { "http.route": route.endpoint.path }, async () => {
+      const startedAt = performance.now();
+      const incoming = incomingOf(request, server, clientAddressOf);
+      const timings = new RequestTimings();
+      return finished(route.endpoint.procedure, await answer(route, request, params, incoming, timings), request, incoming, timings, startedAt);
+    });
 
   /** A request outside the declared endpoints, counted under a fixed name (its path may carry anything). */
-  const counted = async (procedure: string, answering: Promise<Response>): Promise<Response> => {
-    const startedAt = performance.now();
-    const response = await answering;
-    metrics.requests.observe({ procedure, status: response.status, code: errorCodeOf(response), seconds: (performance.now() - startedAt) / 1000, stages: [] });
-    return response;
-  };
+  const counted = (procedure: string, request: Request, answering: () => Promise<Response>): Promise<Response> =>
+    traced(procedure, request, {}, async () => {
+      const startedAt = performance.now();
+      const response = await answering();
+      metrics.requests.observe({
+        procedure,
+        status: response.status,
+        code: errorCodeOf(response),
+        seconds: (performance.now() - startedAt) / 1000,
+        stages: [],
+      });
+      return response;
+    });
 
   // tRPC answers carry no Server-Timing: its calls are timed for nobody, but counted under their procedure.
   const trpcRouter = buildTrpcRouter(
@@ -280,7 +301,10 @@ export function buildApp({
       const observe = (status: number, code: string | undefined) =>
         metrics.requests.observe({ procedure: route.endpoint.procedure, status, code, seconds: (performance.now() - startedAt) / 1000, stages: [] });
       try {
-        const output = await run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input, incoming);
+        // One tRPC request may batch several calls: each is a span of its own under the request's.
+        const output = await inSpan(route.endpoint.procedure, {}, async () =>
+          run(route, await authorize(route.endpoint, incoming, {}, new RequestTimings()), input, incoming),
+        );
         observe(route.endpoint.successStatus ?? 200, undefined);
         return output;
       } catch (error) {
@@ -306,19 +330,16 @@ export function buildApp({
   const app = new Elysia()
     .onRequest(browserGuard(browser))
     .get("/health", ({ request }) =>
-      counted(
-        "health",
-        (async () => {
-          try {
-            // A write, not a read: a full disk or a read-only database must fail the health check too.
-            await checkStorage(deps.db, healthTimeoutMs);
-            if (healthDisk) await checkFreeSpace(healthDisk.directory, healthDisk.minFreeBytes);
-          } catch (error) {
-            return errorResponse(translateError(error, request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(), log));
-          }
-          return Response.json({ status: "ok", mode, storage: deps.db.kind, embedding_model: deps.embedder.modelId });
-        })(),
-      ),
+      counted("health", request, async () => {
+        try {
+          // A write, not a read: a full disk or a read-only database must fail the health check too.
+          await checkStorage(deps.db, healthTimeoutMs);
+          if (healthDisk) await checkFreeSpace(healthDisk.directory, healthDisk.minFreeBytes);
+        } catch (error) {
+          return errorResponse(translateError(error, request.headers.get(CORRELATION_HEADER) ?? crypto.randomUUID(), log));
+        }
+        return Response.json({ status: "ok", mode, storage: deps.db.kind, embedding_model: deps.embedder.modelId });
+      }),
     )
     .get("/metrics", ({ request }) => serveMetrics(metricsAccess, metrics.registry, request.headers.get("authorization")))
     .get("/openapi.json", () => openApi)
@@ -327,37 +348,35 @@ export function buildApp({
     .get("/console/*", ({ request }) => serveConsoleFile(consoleDir, new URL(request.url).pathname))
     .all(
       "/trpc/*",
-      async ({ request, server }) => {
-        const incoming = incomingOf(request, server, clientAddressOf);
-        let body: unknown;
-        try {
-          // Read here so tRPC calls get the same limits on size, media type and encoding as REST.
-          body = await readJsonBody(request, maxBodyBytes);
-        } catch (error) {
-          return errorResponse(translateError(error, incoming.correlationId, log));
-        }
-        const req = new Request(request.url, { method: request.method, headers: request.headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
-        return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => incoming, onError: ({ error }) => void error });
-      },
+      ({ request, server }) =>
+        traced("trpc", request, {}, async () => {
+          const incoming = incomingOf(request, server, clientAddressOf);
+          let body: unknown;
+          try {
+            // Read here so tRPC calls get the same limits on size, media type and encoding as REST.
+            body = await readJsonBody(request, maxBodyBytes);
+          } catch (error) {
+            return errorResponse(translateError(error, incoming.correlationId, log));
+          }
+          const req = new Request(request.url, { method: request.method, headers: request.headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+          return fetchRequestHandler({ endpoint: "/trpc", req, router: trpcRouter, createContext: () => incoming, onError: ({ error }) => void error });
+        }),
       { parse: "none" },
     )
     .all(
       "/mcp",
       ({ request, server }) =>
-        counted(
-          "mcp",
-          (async () => {
-            const incoming = incomingOf(request, server, clientAddressOf);
-            try {
-              // The body under REST's limits on size, media type and encoding, read before the door so
-              // the rate limit counts only requests that could be served.
-              const body = request.method === "POST" ? await readJsonBody(request, maxBodyBytes) : undefined;
-              return await serveMcp(mcpRoute, request, incoming, body);
-            } catch (error) {
-              return errorResponse(translateError(error, incoming.correlationId, log));
-            }
-          })(),
-        ),
+        counted("mcp", request, async () => {
+          const incoming = incomingOf(request, server, clientAddressOf);
+          try {
+            // The body under REST's limits on size, media type and encoding, read before the door so
+            // the rate limit counts only requests that could be served.
+            const body = request.method === "POST" ? await readJsonBody(request, maxBodyBytes) : undefined;
+            return await serveMcp(mcpRoute, request, incoming, body);
+          } catch (error) {
+            return errorResponse(translateError(error, incoming.correlationId, log));
+          }
+        }),
       { parse: "none" },
     )
     .onError(({ code, request }) => {

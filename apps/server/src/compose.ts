@@ -9,10 +9,13 @@ import {
   reconcile,
   type Settings,
   startBackgroundLoop,
+  tracedLlm,
 } from "@als/core";
 import type { Scope } from "@als/db";
+import { tracingOn } from "@als/telemetry";
 import { scheduleThroughTemporal, scheduleWorkflow } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
+import { OpenTelemetryWorkflowClientInterceptor } from "@temporalio/interceptors-opentelemetry/lib/client";
 import { CoalescedSignals } from "./coalesced-signals.ts";
 import type { Logger } from "./logger.ts";
 import { createApiMetrics } from "./metrics/api-metrics.ts";
@@ -26,7 +29,7 @@ export async function composeService(settings: Settings, log: Logger) {
   const graph = await createCoreDeps(settings, log);
   // Before anything holds the LLM: every call of the process (the reconciler's, a search's reformulation) is counted.
   const metrics = createApiMetrics(graph.deps);
-  if (graph.deps.llm) graph.deps.llm = metrics.meterLlm(graph.deps.llm);
+  if (graph.deps.llm) graph.deps.llm = tracedLlm(metrics.meterLlm(graph.deps.llm));
   const mode = settings.storage.kind === "postgres" ? ("full" as const) : ("embedded" as const);
   let deps: CoreDeps;
   let reconciler: Reconciler | undefined;
@@ -38,7 +41,9 @@ export async function composeService(settings: Settings, log: Logger) {
   } else {
     const { address, namespace, taskQueue, uiUrl } = settings.temporal;
     connection = await Connection.connect({ address });
-    const client = new Client({ connection, namespace });
+    // Traced, a workflow started or signalled carries the request's trace to the worker's activities.
+    const interceptors = tracingOn() ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : {};
+    const client = new Client({ connection, namespace, interceptors });
     const temporal = scheduleThroughTemporal(client, taskQueue, (what, id, error) => log.error(`could not ${what}`, { id, error: String(error) }));
     // A publish's learning signal is coalesced per user and sent after the answer; other work is started at once.
     const signals = learningSignalsTo(client, taskQueue, graph.deps, log);

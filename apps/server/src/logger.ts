@@ -1,3 +1,5 @@
+import { activeTraceId } from "@als/telemetry";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
@@ -8,11 +10,15 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** One JSON line per event on stderr. Callers pass ids and counts, never request bodies or secrets. */
+/**
+ * One JSON line per event on stderr. Callers pass ids and counts, never request bodies or secrets.
+ * A line logged inside a traced request carries its trace id (`traceId`), as its spans do.
+ */
 export function createLogger(level: LogLevel): Logger {
   const emit = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
+    const traceId = activeTraceId();
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...(traceId && { traceId }), ...fields })}\n`);
   };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

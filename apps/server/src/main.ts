@@ -1,6 +1,7 @@
 import { loadSettings, type Settings } from "@als/core";
 import { guardProcessAgainstStorageFailures } from "@als/db";
 import { type AccountServices, createAccountServices } from "@als/identity";
+import { startTracing } from "@als/telemetry";
 import { buildApp } from "./app.ts";
 import { composeService } from "./compose.ts";
 import { createLogger } from "./logger.ts";
@@ -13,6 +14,8 @@ try {
   process.exit(1);
 }
 const log = createLogger(settings.logLevel);
+// Before anything opens a span (or a Temporal client that carries them): off unless an OTLP endpoint is set.
+const tracing = settings.tracing && startTracing(settings.tracing, "agent-learning-api");
 // A dropped database connection fails the requests using it (503); it must not end the process.
 guardProcessAgainstStorageFailures(log);
 let service: Awaited<ReturnType<typeof composeService>>;
@@ -69,6 +72,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     await app.stop();
     await accounts.mailer.close();
     await service.close();
+    await tracing?.shutdown();
     process.exit(0);
   });
 }

@@ -8,8 +8,10 @@ import {
   type Settings,
   startDocumentExpansionLoop,
   startVectorSyncLoop,
+  tracedLlm,
   type VectorSyncLoop,
 } from "@als/core";
+import type { Tracing } from "@als/telemetry";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { Client } from "@temporalio/client";
 import { type Logger, NativeConnection, Worker } from "@temporalio/worker";
@@ -20,6 +22,7 @@ import { startMetricsListener } from "./metrics-listener.ts";
 import { registerSearchAttributes } from "./register-search-attributes.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleWaitingWork } from "./schedule-waiting-work.ts";
+import { workerTracing } from "./worker-tracing.ts";
 
 // The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
 const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
@@ -39,6 +42,8 @@ export interface RunningWorker {
 export interface WorkerOptions {
   /** The Temporal SDK's Prometheus exporter (see main.ts), served after the worker's own metrics. */
   temporalMetricsUrl?: string;
+  /** The process's tracer (see main.ts); unset: no tracing. */
+  tracing?: Tracing;
 }
 
 export async function startWorker(settings: Settings, log: Logger, options: WorkerOptions = {}): Promise<RunningWorker> {
@@ -52,7 +57,7 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
   // Before the activities hold the LLM: every call of the worker is counted.
   const registry = new Registry();
   const processMetrics = registerProcessMetrics(registry, graph.deps.db, graph.deps.services.activity);
-  if (graph.deps.llm) graph.deps.llm = processMetrics.meterLlm(graph.deps.llm);
+  if (graph.deps.llm) graph.deps.llm = tracedLlm(processMetrics.meterLlm(graph.deps.llm));
   let metricsListener: Server | undefined;
   if (settings.workerMetricsPort !== undefined) {
     try {
@@ -73,7 +78,8 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
     await graph.close();
     throw error;
   });
-  const client = new Client({ connection, namespace: temporal.namespace });
+  const traced = workerTracing(options.tracing);
+  const client = new Client({ connection, namespace: temporal.namespace, interceptors: traced.client });
   // The steps schedule work too (a collection step, its imported users' learning and sessions' evaluations).
   const deps: CoreDeps = {
     ...graph.deps,
@@ -93,7 +99,8 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
     taskQueue: temporal.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
     activities,
-    interceptors: { activity: [activityMetrics(registry, new Set(Object.keys(activities)))] },
+    interceptors: { activity: [activityMetrics(registry, new Set(Object.keys(activities))), ...traced.activity], workflowModules: traced.workflowModules },
+    sinks: traced.sinks,
     // Every activity but re-embedding is a step that waits on the LLM: run as many at once as the
     // provider takes calls (LLM_CONCURRENCY), the embedded reconciler's number of learning lanes.
     maxConcurrentActivityTaskExecutions: settings.learning.concurrency,

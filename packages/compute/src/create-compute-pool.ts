@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import { inSpan } from "@als/telemetry";
 import { Piscina } from "piscina";
 import { type ClusterEmbeddingsInput, clusterEmbeddings } from "./cluster-embeddings.ts";
 import type { EmbedTextsInput, EmbedTextsOutput } from "./embed-texts-task.ts";
@@ -193,7 +194,8 @@ export function createComputePool(options: ComputePoolOptions = {}): ComputePool
     threads,
     embedTexts(input, options) {
       if (closing) return Promise.reject(new Error("compute pool is closed"));
-      return track(embedInTurn(input, options?.signal));
+      // The texts asked for: queued queries may run together with others in one pool task (als_embedding_batch_texts counts those).
+      return inSpan("embedding", { "als.embedding.texts": input.texts.length }, () => track(embedInTurn(input, options?.signal)));
     },
     scorePairs(input) {
       if (closing) return Promise.reject(new Error("compute pool is closed"));

@@ -120,6 +120,7 @@ export * from "./search/exposure-receipts.ts";
 export { admitSearch, SearchOverloadedError, SearchSlots } from "./search/search-admission.ts";
 export * from "./search/unified-search.ts";
 export * from "./settings.ts";
+export { tracedLlm } from "./tracing/traced-llm.ts";
 export * from "./vector-sync/change-log-follower.ts";
 export * from "./vector-sync/sync-vector-index.ts";
 export * from "./vector-sync/vector-sync-loop.ts";

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import type { LlmSettings } from "@als/ai";
 import type { RateClass } from "@als/contract";
 import { DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "@als/db";
+import { SAMPLER_NAMES, type TracingSettings } from "@als/telemetry";
 import type { QdrantSettings } from "@als/vector";
 import { z } from "zod";
 import {
@@ -196,6 +197,16 @@ const Environment = z.object({
    * is off (404): it tells how the service is loaded. With AUTH_MODE=local it is open unless a token is set.
    */
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** Set (with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, which wins) → spans are exported over OTLP/HTTP to <this>/v1/traces; unset → no tracing. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(z.url().optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalText.pipe(z.url().optional()),
+  /** `key=value,key2=value2` sent with each export (a collector's credentials). */
+  OTEL_EXPORTER_OTLP_HEADERS: optionalText,
+  OTEL_SERVICE_NAME: optionalText,
+  OTEL_TRACES_SAMPLER: z.enum(SAMPLER_NAMES).default("parentbased_always_on"),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /** The SDK's standard off switch: true → no tracing whatever the endpoint. */
+  OTEL_SDK_DISABLED: z.enum(["true", "false"]).default("false"),
   /** The worker serves GET /metrics on this port (its activities and Temporal's SDK metrics); unset: no listener. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /**
@@ -284,6 +295,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
     crashPoints: new Set(listOf(e.CRASH_POINTS)) as ReadonlySet<string>,
     metrics: metricsAccess(e),
     workerMetricsPort: e.WORKER_METRICS_PORT,
+    tracing: tracingSettings(e),
     dataSources: {
       providerBaseUrls: e.TRACE_PROVIDER_BASE_URLS,
       ...(e.DATA_SOURCE_CREDENTIAL_KEY && { credentialKey: e.DATA_SOURCE_CREDENTIAL_KEY }),
@@ -302,6 +314,26 @@ export type MetricsAccess = { kind: "open" } | { kind: "token"; token: string } 
 function metricsAccess(e: z.infer<typeof Environment>): MetricsAccess {
   if (e.METRICS_TOKEN) return { kind: "token", token: e.METRICS_TOKEN };
   return e.AUTH_MODE === "required" ? { kind: "off" } : { kind: "open" };
+}
+
+/** Tracing as the OTEL_* settings say: off (undefined) unless an OTLP endpoint is set and the SDK is not disabled. */
+function tracingSettings(e: z.infer<typeof Environment>): TracingSettings | undefined {
+  if (e.OTEL_SDK_DISABLED === "true") return undefined;
+  const url = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`);
+  if (!url) return undefined;
+  const headers: Record<string, string> = {};
+  for (const pair of (e.OTEL_EXPORTER_OTLP_HEADERS ?? "").split(",").filter((each) => each.trim())) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new Error("invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: must be key=value pairs, comma-separated");
+    headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return {
+    url,
+    headers,
+    sampler: e.OTEL_TRACES_SAMPLER,
+    samplerRatio: e.OTEL_TRACES_SAMPLER_ARG,
+    ...(e.OTEL_SERVICE_NAME && { serviceName: e.OTEL_SERVICE_NAME }),
+  };
 }
 
 function vectorIndexSettings(e: z.infer<typeof Environment>): VectorIndexSettings | undefined {

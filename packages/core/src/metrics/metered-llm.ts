@@ -13,8 +13,8 @@ export interface LlmCallMetrics {
  * `playbook_review`), or `query_reformulation` for the one free-text call: names chosen by the code,
  * never by a tenant. One that does not look like such a name is counted as `other`.
  */
-const stageOf = (schemaName: string) => (/^[a-z_]{1,48}$/.test(schemaName) ? schemaName : "other");
-const TEXT_STAGE = "query_reformulation";
+export const stageOf = (schemaName: string) => (/^[a-z_]{1,48}$/.test(schemaName) ? schemaName : "other");
+export const TEXT_STAGE = "query_reformulation";
 
 /**
  * `llm`, each call counted by stage: calls by outcome, input and output tokens, and cost in USD as

@@ -2,6 +2,7 @@ import { type Database, FUSION, type FusedFound, type RankedQuery, type RankedSc
 import type { Collection, TextArm, VectorFilter, VectorHit, VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import type { RequestTimings } from "../request-timings.ts";
+import { inVectorSpan, vectorEngineOf } from "../tracing/vector-spans.ts";
 import { withCommonLexemes } from "./common-lexemes.ts";
 import type { SearchContext } from "./search-context.ts";
 
@@ -44,20 +45,26 @@ export async function rankedRows<R, F>(
   const filter = wanted && index?.serves?.(table.collection, wanted) !== false ? wanted : null;
   const stage = table.collection;
   const query = () => withCommonLexemes(deps, stage, planned);
-  if (!index || !planned.queryVector || filter === null)
-    return timings.time(stage, async () => table.searchInDatabase(db, scope, filters, await query()), "sql");
+  if (!index || !planned.queryVector || filter === null) {
+    const inDatabase = async () => table.searchInDatabase(db, scope, filters, await query());
+    // PostgreSQL runs the vector arm inside the ranked statement (pgvector's HNSW scan).
+    const ranked = planned.queryVector && planned.mode !== "fts" ? () => inVectorSpan("search", "pgvector", table.collection, inDatabase) : inDatabase;
+    return timings.time(stage, ranked, "sql");
+  }
   const vector = planned.queryVector;
   return timings.time(
     stage,
     async () => {
       const [nearest, ready] = await Promise.all([
         timings.time(`${stage}.vector`, () =>
-          index.search(table.collection, {
-            vector,
-            filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: planned.embeddingModel }] },
-            topK: rankedArmDepth(planned.topK),
-            threshold: planned.threshold,
-          }),
+          inVectorSpan("search", vectorEngineOf(index), table.collection, () =>
+            index.search(table.collection, {
+              vector,
+              filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: planned.embeddingModel }] },
+              topK: rankedArmDepth(planned.topK),
+              threshold: planned.threshold,
+            }),
+          ),
         ),
         query(),
       ]);
@@ -97,12 +104,14 @@ async function rankedInMemory<R, F>(
       const [nearest, textHits] = await Promise.all([
         vector
           ? timings.time(`${stage}.vector`, () =>
-              index.search(table.collection, {
-                vector,
-                filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: planned.embeddingModel }] },
-                topK: rankedArmDepth(planned.topK),
-                threshold: planned.threshold,
-              }),
+              inVectorSpan("search", "in-process", table.collection, () =>
+                index.search(table.collection, {
+                  vector,
+                  filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: planned.embeddingModel }] },
+                  topK: rankedArmDepth(planned.topK),
+                  threshold: planned.threshold,
+                }),
+              ),
             )
           : ([] as VectorHit[]),
         timings.time(`${stage}.text`, async () => {

@@ -2,6 +2,7 @@ import { vectorOutbox } from "@als/db";
 import { type Collection, PgVectorIndex, type VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
+import { inVectorSpan } from "../tracing/vector-spans.ts";
 
 type SyncDeps = Pick<CoreDeps, "db"> & { vectorIndex: VectorIndex };
 
@@ -43,7 +44,8 @@ export function syncVectorIndexStep(deps: SyncDeps, batch: number): Promise<Sync
         collection,
         refs.filter((ref) => !present.has(JSON.stringify([ref.scope.orgId, ref.scope.projectId, ref.id]))),
       );
-      await deps.vectorIndex.upsert(collection, points);
+      // Only an index kept in step through the outbox is pushed to here: Qdrant (the in-process graph follows the change log).
+      await inVectorSpan("upsert", "qdrant", collection, () => deps.vectorIndex.upsert(collection, points));
     }
     await vectorOutbox.removePushed(tx, entries);
     return { pushed: entries.length, busy: false };

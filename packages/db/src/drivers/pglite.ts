@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { PGlite, types } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { asStorageError, type Database, DEFAULT_STORAGE_TIMEOUTS, type Sql, type StorageTimeouts, StorageUnavailableError, storageTimeout } from "../driver.ts";
+import { withStatementSpans } from "../statement-spans.ts";
 import { preparedStatements } from "./pglite-prepared.ts";
 
 export interface PgliteOptions {
@@ -71,7 +72,7 @@ export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase
     exec: (script) => check() ?? open(() => failing(async () => void (await target.exec(script)))),
   });
   const session = asSql(db, queryAlone);
-  return {
+  return withStatementSpans({
     kind: "pglite",
     query: (text, params) => bounded(session.query(text, params)),
     exec: (script) => bounded(session.exec(script)),
@@ -109,5 +110,5 @@ export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase
       }),
     close: () => (db.closed ? Promise.resolve() : db.close()),
     dumpDataDir: () => open(async () => (await db.dumpDataDir("none")) as Blob),
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { asStorageError, type Database, DEFAULT_STORAGE_TIMEOUTS, type Sql, type StorageTimeouts, storageTimeout } from "../driver.ts";
 import { withPoolStats } from "../pool-stats.ts";
+import { withStatementSpans } from "../statement-spans.ts";
 import { classifyStorageError } from "../storage-failure.ts";
 import { postgresSocketFactory } from "./postgres-socket.ts";
 
@@ -267,5 +268,5 @@ export function openPostgres(options: PostgresOptions): Database {
       await pool.sql.end({ timeout: 5 });
     },
   };
-  return withPoolStats(database, maxConnections, holding);
+  return withPoolStats(withStatementSpans(database), maxConnections, holding);
 }
