@@ -43,9 +43,11 @@ beforeAll(async () => {
     const decoder = new TextDecoder();
     for await (const chunk of server.stderr as ReadableStream<Uint8Array>) log += decoder.decode(chunk, { stream: true });
   })();
-  await until(async () => ((await fetch(`${origin}/health`)).ok ? true : undefined), 60_000);
+  // A server on a fresh data directory first creates its database (PGlite's initdb and every
+  // migration): about 20 s on an idle machine, several times that beside the other browser suites.
+  await until(async () => ((await fetch(`${origin}/health`)).ok ? true : undefined), 120_000);
   ({ browser, page } = await launchBrowser());
-});
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   if (server) await stopProcess(server, "SIGTERM");
