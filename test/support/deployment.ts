@@ -5,7 +5,7 @@ import { Client, Connection } from "@temporalio/client";
 import type { Subprocess } from "bun";
 import { testMode } from "./database.ts";
 import { createFreshDatabase } from "./postgres-database.ts";
-import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "./server-process.ts";
+import { randomPort, spawnServer, spawnWorker, stopProcess, untilHealthy } from "./server-process.ts";
 
 /** The service as real processes of the test's mode, which a test can kill outright and start again on the same storage. */
 export interface Deployment {
@@ -62,7 +62,7 @@ export async function startableDeployment(name: string, env: Record<string, stri
     await Promise.all(processes.map((p) => stopProcess(p, signal)));
     processes = [];
   };
-  const healthy = () => until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.ok ? true : undefined), 60_000);
+  const healthy = () => untilHealthy(url);
   return {
     url,
     async start(extraEnv = {}) {

@@ -51,6 +51,14 @@ export async function stopProcess(process: Subprocess, signal: NodeJS.Signals): 
   await process.exited;
 }
 
+/**
+ * Waits until the server at `url` answers GET /health with 200. A server on a fresh data directory
+ * is up in a few seconds on an idle machine; the bound is for a machine busy with other suites.
+ */
+export function untilHealthy(url: string, deadlineMs = 120_000): Promise<true> {
+  return until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.ok ? true : undefined), deadlineMs);
+}
+
 /** Polls `probe` until it returns a value (errors count as not yet) or the deadline passes. */
 export async function until<T>(probe: () => Promise<T | undefined>, deadlineMs: number): Promise<T> {
   const end = Date.now() + deadlineMs;

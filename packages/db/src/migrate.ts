@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Database } from "./driver.ts";
 
-const MIGRATIONS_DIR = fileURLToPath(new URL("../migrations/", import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL("../migrations/", import.meta.url));
 
 /**
  * Applies the forward-only SQL files of migrations/ that this database has not seen, in name order,

@@ -1,7 +1,10 @@
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { type Database, DEFAULT_STORAGE_TIMEOUTS, type StorageTimeouts } from "./driver.ts";
 import { openPglite } from "./drivers/pglite.ts";
 import { openPostgres } from "./drivers/postgres.ts";
 import { migrate } from "./migrate.ts";
+import { discardTemplate, migratedTemplate } from "./migrated-template.ts";
 
 /** Unset `timeouts`: DEFAULT_STORAGE_TIMEOUTS. */
 export type StorageOptions =
@@ -18,27 +21,49 @@ const MIGRATION_STATEMENT_MS = 60 * 60_000;
 
 /** Opens the storage engine and brings its schema up to date. */
 export async function openDatabase(options: StorageOptions): Promise<Database> {
-  if (options.kind === "pglite" && !options.dataDir) return openInMemory(options.timeouts);
   if (options.kind === "postgres") {
     const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
     await migrated(openPostgres({ ...options, maxConnections: 1, timeouts: { ...timeouts, statementMs: MIGRATION_STATEMENT_MS } })).then((db) => db.close());
     return openPostgres(options);
   }
-  return migrated(await openPglite({ ...(options.dataDir && { dataDir: options.dataDir }), ...(options.timeouts && { timeouts: options.timeouts }) }));
+  return options.dataDir ? openDataDir(options.dataDir, options.timeouts) : openInMemory(options.timeouts);
 }
 
-/**
- * A new PGlite runs initdb in WebAssembly (about 2 s), while one started from a dump of a migrated,
- * empty database is ready in about 0.3 s. A process that opens many in-memory databases (the tests,
- * the benchmarks) keeps its first one's dump, taken before anything is written, for the others.
- */
-let migratedInMemory: Blob | undefined;
+/** Unset `timeouts`: DEFAULT_STORAGE_TIMEOUTS. */
+async function openDataDir(dataDir: string, timeouts: StorageTimeouts | undefined): Promise<Database> {
+  const options = { dataDir, ...(timeouts && { timeouts }) };
+  if (!(await isFresh(dataDir))) return migrated(await openPglite(options));
+  try {
+    return await migrated(await openPglite({ ...options, loadDataDir: await migratedTemplate() }));
+  } catch {
+    // A kept template PGlite could not load (a disk fault): what it unpacked goes, and the
+    // database starts from a template made anew (or fails with that attempt's own error).
+    await emptyDirectory(dataDir);
+    await discardTemplate();
+    return migrated(await openPglite({ ...options, loadDataDir: await migratedTemplate() }));
+  }
+}
+
+/** No database yet: the directory is missing or empty (a mount point made for it, say). */
+async function isFresh(dataDir: string): Promise<boolean> {
+  try {
+    return (await readdir(dataDir)).length === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
+    throw error;
+  }
+}
+
+async function emptyDirectory(dir: string): Promise<void> {
+  for (const entry of await readdir(dir).catch(() => [])) await rm(join(dir, entry), { recursive: true, force: true });
+}
+
+/** Every in-memory database of this process starts from the same dump (see migratedTemplate). */
+let migratedInMemory: Promise<Blob> | undefined;
 
 async function openInMemory(timeouts: StorageTimeouts | undefined): Promise<Database> {
-  const snapshot = migratedInMemory;
-  const db = await migrated(await openPglite({ ...(timeouts && { timeouts }), ...(snapshot && { loadDataDir: snapshot }) }));
-  migratedInMemory ??= await db.dumpDataDir();
-  return db;
+  migratedInMemory ??= migratedTemplate();
+  return migrated(await openPglite({ ...(timeouts && { timeouts }), loadDataDir: await migratedInMemory }));
 }
 
 async function migrated<T extends Database>(db: T): Promise<T> {

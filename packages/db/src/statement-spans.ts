@@ -1,4 +1,4 @@
-import { inSpan } from "@als/telemetry";
+import { inSpan, tracingOn } from "@als/telemetry";
 import type { Database, Sql } from "./driver.ts";
 
 /** The statements' first words we name; any other is `other`. The statement's text is never recorded: it may carry tenant content. */
@@ -31,10 +31,12 @@ function spannedSql(sql: Sql, engine: Database["kind"]): Sql {
   const statement = (operation: string) => ({ "db.system": SYSTEM[engine], "db.operation.name": operation, "als.db.engine": engine });
   return {
     query: (text, params) => {
+      // Checked before naming the statement: untraced, a query costs one call more, not a regex.
+      if (!tracingOn()) return sql.query(text, params);
       const operation = operationOf(text);
       return inSpan(`db ${operation}`, statement(operation), () => sql.query(text, params));
     },
-    exec: (script) => inSpan("db script", statement("script"), () => sql.exec(script)),
+    exec: (script) => (tracingOn() ? inSpan("db script", statement("script"), () => sql.exec(script)) : sql.exec(script)),
   };
 }
 
@@ -50,8 +52,10 @@ export function withStatementSpans<D extends Database>(db: D): D {
     query: outside.query,
     exec: outside.exec,
     transaction: (work, options) =>
-      inSpan("db transaction", { "db.system": SYSTEM[db.kind], "db.operation.name": "transaction", "als.db.engine": db.kind }, () =>
-        db.transaction((tx) => work(spannedSql(tx, db.kind)), options),
-      ),
+      tracingOn()
+        ? inSpan("db transaction", { "db.system": SYSTEM[db.kind], "db.operation.name": "transaction", "als.db.engine": db.kind }, () =>
+            db.transaction((tx) => work(spannedSql(tx, db.kind)), options),
+          )
+        : db.transaction(work, options),
   };
 }

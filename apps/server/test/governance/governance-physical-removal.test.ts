@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { type Database, openDatabase, physicalRemoval, type StorageOptions, subjectData } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
-import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "@als/test-support/server-process.ts";
+import { randomPort, spawnServer, spawnWorker, stopProcess, until, untilHealthy } from "@als/test-support/server-process.ts";
 import { filesHolding, statisticsHolding } from "@als/test-support/subject-scan.ts";
 import { createTenant, type Tenant } from "@als/test-support/tenants.ts";
 import type { Subprocess } from "bun";
@@ -134,7 +134,7 @@ test(`an erasure killed before its physical removal leaves the subject on disk u
   const deployment = testMode === "embedded" ? embeddedDeployment() : await fullDeployment();
   try {
     const tenant: Tenant = await inspect(deployment.storage, (db) => createTenant({ db, now: () => Math.floor(Date.now() / 1000) }, "bytes"));
-    const healthy = () => until(async () => ((await fetch(`${deployment.url}/health`).catch(() => undefined))?.ok ? true : undefined), 60_000);
+    const healthy = () => untilHealthy(deployment.url);
     await deployment.start("purge.before_physical_removal");
     await healthy();
     await publish(deployment, tenant, SUBJECT);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { type Database, openDatabase, type StorageOptions } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
-import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "@als/test-support/server-process.ts";
+import { randomPort, spawnServer, spawnWorker, stopProcess, until, untilHealthy } from "@als/test-support/server-process.ts";
 import { createTenant, type Tenant } from "@als/test-support/tenants.ts";
 import type { Subprocess } from "bun";
 
@@ -104,7 +104,7 @@ test(`an erasure killed after the barrier, mid-delete and before the audit compl
     for (const point of CRASH_POINTS) {
       const subject = `crash-${point.replace(/\W/g, "-")}`;
       await deployment.start(point);
-      await until(async () => ((await fetch(`${deployment.url}/health`).catch(() => undefined))?.ok ? true : undefined), 60_000);
+      await untilHealthy(deployment.url);
       const published = await call(deployment.url, "POST", "/api/publish_interaction", tenant.fullKey, {
         user_id: subject,
         session_id: `${subject}-session`,

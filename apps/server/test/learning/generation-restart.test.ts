@@ -7,7 +7,7 @@ import { testMode } from "@als/test-support/database.ts";
 import { startFakeLlmServer } from "@als/test-support/llm-server.ts";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import { holdCall, scriptedReply } from "@als/test-support/scripted-llm.ts";
-import { randomPort, spawnServer, spawnWorker, stopProcess, until } from "@als/test-support/server-process.ts";
+import { randomPort, spawnServer, spawnWorker, stopProcess, until, untilHealthy } from "@als/test-support/server-process.ts";
 
 // A manual generation whose processes are killed in the middle of the run, then started again on
 // the same data. Embedded: the one server process, restarted on the same data directory. Full: the
@@ -96,7 +96,7 @@ test(`a manual generation killed mid-run completes exactly once after restart ($
   const deployment = testMode === "embedded" ? embeddedDeployment() : await fullDeployment();
   try {
     await deployment.start();
-    await until(async () => ((await fetch(`${deployment.url}/health`)).ok ? true : undefined), 60_000);
+    await untilHealthy(deployment.url);
     // One interaction per request stays below the default stride: learning leaves them alone.
     for (const [userId, content] of Object.entries(USERS)) {
       await post(`${deployment.url}/api/publish_interaction`, {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { testMode } from "@als/test-support/database.ts";
 import { type FakeLlmReply, type FakeLlmRequest, startFakeLlmServer } from "@als/test-support/llm-server.ts";
 import { scriptedReply } from "@als/test-support/scripted-llm.ts";
-import { randomPort, spawnServer, until } from "@als/test-support/server-process.ts";
+import { randomPort, spawnServer, until, untilHealthy } from "@als/test-support/server-process.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "als-restart-"));
 
@@ -39,7 +39,7 @@ describe.skipIf(testMode !== "embedded")("the embedded reconciler across a crash
       release = resolve;
     });
     const first = startServer(port);
-    await until(async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 30_000);
+    await untilHealthy(url);
     const published = (await (
       await fetch(`${url}/api/publish_interaction`, {
         method: "POST",

@@ -10,7 +10,7 @@ import { testMode } from "@als/test-support/database.ts";
 import { sharedEmbedder } from "@als/test-support/embedder.ts";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import { sharedProcessActivity } from "@als/test-support/process-activity.ts";
-import { randomPort, spawnServer, stopProcess, until } from "@als/test-support/server-process.ts";
+import { randomPort, spawnServer, stopProcess, untilHealthy } from "@als/test-support/server-process.ts";
 import { buildApp } from "../../src/app.ts";
 import { createLogger } from "../../src/logger.ts";
 
@@ -289,7 +289,7 @@ describe.skipIf(testMode !== "embedded")("a running embedded server", () => {
     const env = { DATA_DIR: dataDir, PORT: String(port) };
     const server = spawnServer(port, env);
     try {
-      await until(async () => ((await fetch(`http://127.0.0.1:${port}/health`)).ok ? true : undefined), 60_000);
+      await untilHealthy(`http://127.0.0.1:${port}`);
       const refused = await als(["org", "create", "--name", "Guarded", "--owner-email", "owner@guarded.example"], { env });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`a server answers at http://127.0.0.1:${port}`);

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomPort, until } from "@als/test-support/server-process.ts";
+import { randomPort, untilHealthy } from "@als/test-support/server-process.ts";
 
 // A supervisor and the process group may both deliver SIGTERM (scripts/serve forwards the signal
 // that the terminal also sent to the group): the server shuts down once, exits 0, and logs no
@@ -22,7 +22,7 @@ test("SIGTERM delivered twice while requests are in flight shuts the server down
     stderr: "pipe",
   });
   try {
-    await until(async () => ((await fetch(`${url}/health`).catch(() => undefined))?.ok ? true : undefined), 120_000);
+    await untilHealthy(url);
     // Publishes and reads under way when the signals arrive.
     const traffic = Array.from({ length: 20 }, (_, i) =>
       fetch(`${url}/api/publish_interaction`, {
