@@ -1,5 +1,4 @@
 import type { Server } from "node:http";
-import { fileURLToPath } from "node:url";
 import {
   type BackgroundLoop,
   type CoreDeps,
@@ -23,9 +22,7 @@ import { registerSearchAttributes } from "./register-search-attributes.ts";
 import { scheduleStaleReembeds } from "./schedule-stale-reembeds.ts";
 import { scheduleWaitingWork } from "./schedule-waiting-work.ts";
 import { workerTracing } from "./worker-tracing.ts";
-
-// The SDK bundles the workflow sources (TypeScript included) with webpack when the worker is created.
-const WORKFLOWS_PATH = fileURLToPath(import.meta.resolve("@als/workflows"));
+import { workflowBundle } from "./workflow-bundle.ts";
 
 export interface RunningWorker {
   /** Stops polling, lets in-flight steps finish; `finished` then resolves. */
@@ -97,9 +94,9 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
     connection,
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    workflowBundle: await workflowBundle(traced.workflowModules, log),
     activities,
-    interceptors: { activity: [activityMetrics(registry, new Set(Object.keys(activities))), ...traced.activity], workflowModules: traced.workflowModules },
+    interceptors: { activity: [activityMetrics(registry, new Set(Object.keys(activities))), ...traced.activity] },
     sinks: traced.sinks,
     // Every activity but re-embedding is a step that waits on the LLM: run as many at once as the
     // provider takes calls (LLM_CONCURRENCY), the embedded reconciler's number of learning lanes.

@@ -6,7 +6,7 @@ export {
   type NotificationListener,
   type NotificationListenerOptions,
 } from "./drivers/postgres-notifications.ts";
-export { migrate } from "./migrate.ts";
+export { migrate, migrationsDigest } from "./migrate.ts";
 export * from "./open.ts";
 export { isAfterEarlierFailure, pipelined } from "./pipelined.ts";
 export type { PoolStats } from "./pool-stats.ts";

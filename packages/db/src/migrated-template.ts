@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import { openPglite } from "./drivers/pglite.ts";
-import { MIGRATIONS_DIR, migrate } from "./migrate.ts";
+import { migrate, migrationsDigest } from "./migrate.ts";
 
 /**
  * Where the dump of a migrated, empty PGlite database is kept between processes: beside the
@@ -66,10 +66,8 @@ async function keep(file: string, dump: Blob): Promise<void> {
 }
 
 async function templateKey(): Promise<string> {
-  const hash = createHash("sha256");
+  const hash = createHash("sha256").update(await migrationsDigest());
   for (const name of ["@electric-sql/pglite", "@electric-sql/pglite-pgvector"]) hash.update(await packageVersion(name));
-  const files = (await readdir(MIGRATIONS_DIR)).filter((name) => name.endsWith(".sql")).sort();
-  for (const name of files) hash.update(name).update(await readFile(join(MIGRATIONS_DIR, name)));
   return hash.digest("hex").slice(0, 16);
 }
 
