@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
@@ -52,13 +52,19 @@ async function makeTemplate(): Promise<Blob> {
   }
 }
 
-/** Written under a new name and renamed, so a process never reads another's half-written dump. */
+/**
+ * Written under a new name and renamed, so a process never reads another's half-written dump; the
+ * dumps of earlier migrations or PGlite builds go then, so the directory holds one.
+ */
 async function keep(file: string, dump: Blob): Promise<void> {
   const partial = `${file}.${randomUUID()}.partial`;
   try {
     await mkdir(dirname(file), { recursive: true });
     await writeFile(partial, await promisify(gzip)(new Uint8Array(await dump.arrayBuffer())));
     await rename(partial, file);
+    for (const name of await readdir(dirname(file))) {
+      if (/^[0-9a-f]{16}\.tar\.gz$/.test(name) && name !== basename(file)) await rm(join(dirname(file), name), { force: true });
+    }
   } catch {
     // A read-only working directory: each fresh database makes its own.
     await rm(partial, { force: true }).catch(() => {});

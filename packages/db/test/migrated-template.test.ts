@@ -37,13 +37,16 @@ describe("the migrated template", () => {
     }
   });
 
-  test("a damaged kept file is made anew and replaced", async () => {
+  test("a damaged kept file is made anew and replaced, and the dumps of earlier migrations are removed", async () => {
     const dir = join(scratch, "kept");
     await migratedTemplate(dir);
     const [file] = keptFiles(dir);
     writeFileSync(join(dir, file!), "not a gzip file");
+    // The dump of earlier migrations goes when a new one is kept.
+    writeFileSync(join(dir, "0123456789abcdef.tar.gz"), "an earlier schema");
     const made = await migratedTemplate(dir);
     expect(gunzipSync(readFileSync(join(dir, file!))).byteLength).toBe(made.size);
+    expect(keptFiles(dir)).toEqual([file!]);
   });
 });
 
