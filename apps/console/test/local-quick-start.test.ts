@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureConsoleBuilt } from "@als/test-support/console-build.ts";
 import { startScriptedLlm } from "@als/test-support/scripted-llm.ts";
-import { randomPort, spawnServer, stopProcess, until } from "@als/test-support/server-process.ts";
+import { randomPort, spawnServer, stopProcess, until, untilHealthy } from "@als/test-support/server-process.ts";
 import type { Browser, Page } from "playwright-core";
 import { checkedShot, launchBrowser, OVERFLOW } from "./browser.ts";
 
@@ -43,9 +43,10 @@ beforeAll(async () => {
     const decoder = new TextDecoder();
     for await (const chunk of server.stderr as ReadableStream<Uint8Array>) log += decoder.decode(chunk, { stream: true });
   })();
-  // A server on a fresh data directory first creates its database (PGlite's initdb and every
-  // migration): about 20 s on an idle machine, several times that beside the other browser suites.
-  await until(async () => ((await fetch(`${origin}/health`)).ok ? true : undefined), 120_000);
+  // A server on a fresh data directory first creates its database (from the kept template, or by
+  // PGlite's initdb and every migration when none is kept): 4 to 12 s on an idle machine, several
+  // times that beside the other browser suites.
+  await untilHealthy(origin);
   ({ browser, page } = await launchBrowser());
 }, 180_000);
 afterAll(async () => {
