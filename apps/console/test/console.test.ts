@@ -42,7 +42,9 @@ afterAll(async () => {
   await browser?.close();
   await svc?.app.stop();
   await svc?.close();
-  scripted?.server.close();
+  // Awaited: the next file's servers start in this process right after, and its deterministic LLM
+  // server twice found its port refusing connections while this one's close was still under way.
+  await scripted?.server.close();
 });
 
 /** While set, the provider refuses our credentials, as a revoked key makes it do: learning stalls. */

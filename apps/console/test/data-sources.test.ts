@@ -91,7 +91,7 @@ function reply(request: FakeLlmRequest): FakeLlmReply {
 
 let env: DataSourceService;
 let llmServer: Awaited<ReturnType<typeof startScriptedLlm>>["server"];
-let closeLlm: () => void;
+let closeLlm: () => Promise<void>;
 let browser: Browser;
 let page: Page;
 let origin: string;
@@ -121,7 +121,7 @@ afterAll(async () => {
   await browser?.close();
   await env?.svc.app.stop();
   await env?.close();
-  closeLlm?.();
+  await closeLlm?.();
 });
 
 const shot = (name: string) => checkedShot(page, name);
