@@ -11,7 +11,7 @@ import { migrate, migrationsDigest } from "./migrate.ts";
  * Where the dump of a migrated, empty PGlite database is kept between processes: beside the
  * embedding models, relative to the working directory as they are.
  */
-export const TEMPLATE_DIR = resolve(".cache/pglite");
+const TEMPLATE_DIR = resolve(".cache/pglite");
 
 /**
  * A new PGlite runs initdb in WebAssembly and then every migration, 8–9 s on two cores; one loaded
@@ -81,8 +81,9 @@ async function templateKey(): Promise<string> {
 async function packageVersion(name: string): Promise<string> {
   let dir = dirname(fileURLToPath(import.meta.resolve(name)));
   for (;;) {
-    const manifest = await readFile(join(dir, "package.json"), "utf8").catch(() => undefined);
-    if (manifest && (JSON.parse(manifest) as { name?: string }).name === name) return `${name}@${(JSON.parse(manifest) as { version: string }).version}`;
+    const text = await readFile(join(dir, "package.json"), "utf8").catch(() => undefined);
+    const manifest = text ? (JSON.parse(text) as { name?: string; version?: string }) : undefined;
+    if (manifest?.name === name) return `${name}@${manifest.version}`;
     if (dirname(dir) === dir) return name;
     dir = dirname(dir);
   }
