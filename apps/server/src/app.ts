@@ -315,10 +315,16 @@ export function buildApp({
     },
     log,
   );
-  const openApi = buildOpenApi(
-    routeList.map((route) => route.endpoint),
-    { title: "Agent learning service", version: "0.1.0" },
-  );
+  // Made when first asked for: it takes 0.3–1 s of CPU, which an app that is never asked for it
+  // (most test apps, most processes) should not pay at start.
+  let openApi: ReturnType<typeof buildOpenApi> | undefined;
+  const openApiDocument = () => {
+    openApi ??= buildOpenApi(
+      routeList.map((route) => route.endpoint),
+      { title: "Agent learning service", version: "0.1.0" },
+    );
+    return openApi;
+  };
   const allowedMethods = allowedMethodsIndex(routeList.map((route) => route.endpoint));
 
   const mcpRoute: McpRouteDeps = {
@@ -342,7 +348,7 @@ export function buildApp({
       }),
     )
     .get("/metrics", ({ request }) => serveMetrics(metricsAccess, metrics.registry, request.headers.get("authorization")))
-    .get("/openapi.json", () => openApi)
+    .get("/openapi.json", openApiDocument)
     .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }))
     .get("/console", ({ request }) => serveConsoleFile(consoleDir, new URL(request.url).pathname))
     .get("/console/*", ({ request }) => serveConsoleFile(consoleDir, new URL(request.url).pathname))
