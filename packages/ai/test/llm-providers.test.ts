@@ -1,8 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type FakeLlmReply, type FakeLlmRequest, startFakeLlmServer } from "@als/test-support/llm-server.ts";
 import { z } from "zod";
 import { costOf, createLlm, LlmOutputError, type LlmSettings, LlmStallError, LlmUnavailableError, renderPrompt } from "../src/index.ts";
+import { type RenderPrompt, readPrompts } from "../src/llm/prompt-files.ts";
 
 const API_KEY = "sk-test-key-that-must-never-leak";
 const Profiles = z.object({ profiles: z.array(z.object({ content: z.string().min(1), time_to_live: z.enum(["one_day", "infinity"]) })) });
@@ -257,23 +260,33 @@ describe("usage and cost", () => {
 });
 
 describe("prompts", () => {
-  const scratch = new URL("../prompts/zz-test-versions/", import.meta.url).pathname;
+  const scratch = mkdtempSync(join(tmpdir(), "als-prompts-"));
+  let render: RenderPrompt;
   beforeAll(() => {
-    mkdirSync(scratch, { recursive: true });
-    writeFileSync(`${scratch}v1.md`, "# system\nOld {{a}}.\n# user\n{{b}}\n");
-    writeFileSync(`${scratch}v2.md`, "# system\nNew {{a}}.\n\n# user\nSay {{b}}, not {{a}}.\n");
-    writeFileSync(`${scratch}notes.txt`, "not a version");
+    mkdirSync(join(scratch, "versions"));
+    writeFileSync(join(scratch, "versions/v1.md"), "# system\nOld {{a}}.\n# user\n{{b}}\n");
+    writeFileSync(join(scratch, "versions/v2.md"), "# system\nNew {{a}}.\n\n# user\nSay {{b}}, not {{a}}.\n");
+    writeFileSync(join(scratch, "versions/notes.txt"), "not a version");
+    render = readPrompts(scratch);
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   test("renders the highest version unless one is pinned, filling every placeholder", () => {
-    expect(renderPrompt("zz-test-versions", { a: "x", b: "{{a}}" })).toEqual({ id: "zz-test-versions@v2", system: "New x.", user: "Say {{a}}, not x." });
-    expect(renderPrompt("zz-test-versions", { a: "x", b: "y" }, 1)).toEqual({ id: "zz-test-versions@v1", system: "Old x.", user: "y" });
+    expect(render("versions", { a: "x", b: "{{a}}" })).toEqual({ id: "versions@v2", system: "New x.", user: "Say {{a}}, not x." });
+    expect(render("versions", { a: "x", b: "y" }, 1)).toEqual({ id: "versions@v1", system: "Old x.", user: "y" });
   });
 
-  test("a missing or an unused variable throws", () => {
-    expect(() => renderPrompt("zz-test-versions", { a: "x" })).toThrow("b");
-    expect(() => renderPrompt("zz-test-versions", { a: "x", b: "y", c: "z" })).toThrow("c");
+  test("a missing or an unused variable throws, as do an unknown prompt and version", () => {
+    expect(() => render("versions", { a: "x" })).toThrow("b");
+    expect(() => render("versions", { a: "x", b: "y", c: "z" })).toThrow("c");
+    expect(() => render("versions", { a: "x", b: "y" }, 3)).toThrow("no version 3 of prompt versions");
+    expect(() => render("elsewhere", {})).toThrow("no versions of prompt elsewhere");
+  });
+
+  test("a prompt file without both sections is refused when the prompts are read", () => {
+    mkdirSync(join(scratch, "broken"));
+    writeFileSync(join(scratch, "broken/v1.md"), "# system\nOnly a system part.\n");
+    expect(() => readPrompts(scratch)).toThrow("prompt broken@v1 needs a '# system' and a '# user' section");
   });
 
   test("the product's prompts render with the variables their callers pass", () => {

@@ -16,19 +16,6 @@ const ROOT = join(import.meta.dir, "../../..");
 /** The composition roots: a process's entry point holds what it built for its own lifetime. */
 const COMPOSITION_ROOTS = new Set(["apps/server/src/main.ts", "apps/mcp/src/main.ts", "apps/worker/src/main.ts"]);
 
-/**
- * Module state not yet moved into process services, each with what it holds. The list only shrinks:
- * a new entry fails this test.
- */
-const NOT_YET_MOVED: ReadonlySet<string> = new Set([
-  // Prompt files read from disk, parsed once.
-  "packages/ai/src/llm/prompt-files.ts loaded",
-  // The migrated empty PGlite image, reused by every in-memory database of the process.
-  "packages/db/src/open.ts migratedInMemory",
-  // A query vector's SQL literal, computed once per vector array.
-  "packages/db/src/queries/ranked-search.ts queryVectorLiterals",
-]);
-
 const MUTABLE_COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet", "Array"]);
 
 function sourceFiles(dir: string): string[] {
@@ -71,10 +58,7 @@ const groups = ["apps", "packages"].flatMap((group) => readdirSync(join(ROOT, gr
 const files = [...groups, "workflows/src"].flatMap(sourceFiles).map((file) => relative(".", file));
 
 test("no module outside the composition roots keeps process state", () => {
-  const found = files.filter((file) => !COMPOSITION_ROOTS.has(file)).flatMap(moduleState);
-  expect(found.filter((entry) => !NOT_YET_MOVED.has(entry))).toEqual([]);
-  // An entry moved into process services comes off the list too.
-  expect([...NOT_YET_MOVED].filter((entry) => !found.includes(entry))).toEqual([]);
+  expect(files.filter((file) => !COMPOSITION_ROOTS.has(file)).flatMap(moduleState)).toEqual([]);
 });
 
 test("the check sees module state where there is some", () => {

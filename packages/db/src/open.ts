@@ -33,14 +33,24 @@ export async function openDatabase(options: StorageOptions): Promise<Database> {
 async function openDataDir(dataDir: string, timeouts: StorageTimeouts | undefined): Promise<Database> {
   const options = { dataDir, ...(timeouts && { timeouts }) };
   if (!(await isFresh(dataDir))) return migrated(await openPglite(options));
+  return fromTemplate(
+    async (template) => migrated(await openPglite({ ...options, loadDataDir: template })),
+    () => emptyDirectory(dataDir),
+  );
+}
+
+/**
+ * A fresh database opened from the kept template (migratedTemplate). A template PGlite could not
+ * load (a disk fault) is discarded, `undo` removes what it left, and the database starts from a
+ * template made anew (or fails with that attempt's own error).
+ */
+async function fromTemplate(open: (template: Blob) => Promise<Database>, undo: () => Promise<void> = async () => {}): Promise<Database> {
   try {
-    return await migrated(await openPglite({ ...options, loadDataDir: await migratedTemplate() }));
+    return await open(await migratedTemplate());
   } catch {
-    // A kept template PGlite could not load (a disk fault): what it unpacked goes, and the
-    // database starts from a template made anew (or fails with that attempt's own error).
-    await emptyDirectory(dataDir);
+    await undo();
     await discardTemplate();
-    return migrated(await openPglite({ ...options, loadDataDir: await migratedTemplate() }));
+    return open(await migratedTemplate());
   }
 }
 
@@ -58,12 +68,8 @@ async function emptyDirectory(dir: string): Promise<void> {
   for (const entry of await readdir(dir).catch(() => [])) await rm(join(dir, entry), { recursive: true, force: true });
 }
 
-/** Every in-memory database of this process starts from the same dump (see migratedTemplate). */
-let migratedInMemory: Promise<Blob> | undefined;
-
-async function openInMemory(timeouts: StorageTimeouts | undefined): Promise<Database> {
-  migratedInMemory ??= migratedTemplate();
-  return migrated(await openPglite({ ...(timeouts && { timeouts }), loadDataDir: await migratedInMemory }));
+function openInMemory(timeouts: StorageTimeouts | undefined): Promise<Database> {
+  return fromTemplate(async (template) => migrated(await openPglite({ ...(timeouts && { timeouts }), loadDataDir: template })));
 }
 
 async function migrated<T extends Database>(db: T): Promise<T> {

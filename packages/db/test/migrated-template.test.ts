@@ -2,25 +2,24 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { openPglite } from "../src/drivers/pglite.ts";
 import { migrate } from "../src/migrate.ts";
-import { migratedTemplate } from "../src/migrated-template.ts";
+import { discardTemplate, migratedTemplate, wholeTar } from "../src/migrated-template.ts";
 import { openDatabase } from "../src/open.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "als-template-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const keptFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith(".tar.gz"));
+const keptFiles = (dir: string) => readdirSync(dir).filter((name) => /\.tar(\.gz)?$/.test(name));
 
 describe("the migrated template", () => {
-  test("is made once, kept as a gzip file, read back by the next call, and loads as a migrated database", async () => {
+  test("is made once, kept as a tar file, read back by the next call, and loads as a migrated database", async () => {
     const dir = join(scratch, "kept");
     const made = await migratedTemplate(dir);
     const [file] = keptFiles(dir);
-    expect(file).toMatch(/^[0-9a-f]{16}\.tar\.gz$/);
+    expect(file).toMatch(/^[0-9a-f]{16}\.tar$/);
     const writtenAt = statSync(join(dir, file!)).mtimeMs;
-    expect(gunzipSync(readFileSync(join(dir, file!))).byteLength).toBe(made.size);
+    expect(readFileSync(join(dir, file!)).byteLength).toBe(made.size);
 
     const read = await migratedTemplate(dir);
     expect(statSync(join(dir, file!)).mtimeMs).toBe(writtenAt);
@@ -37,16 +36,24 @@ describe("the migrated template", () => {
     }
   });
 
-  test("a damaged kept file is made anew and replaced, and the dumps of earlier migrations are removed", async () => {
+  test("a damaged kept file is made anew, and the dumps of earlier migrations or builds are removed", async () => {
     const dir = join(scratch, "kept");
-    await migratedTemplate(dir);
+    const whole = new Uint8Array(await (await migratedTemplate(dir)).arrayBuffer());
     const [file] = keptFiles(dir);
-    writeFileSync(join(dir, file!), "not a gzip file");
-    // The dump of earlier migrations goes when a new one is kept.
-    writeFileSync(join(dir, "0123456789abcdef.tar.gz"), "an earlier schema");
-    const made = await migratedTemplate(dir);
-    expect(gunzipSync(readFileSync(join(dir, file!))).byteLength).toBe(made.size);
+    // Cut short, its first header overwritten, or not a tar at all: each is refused before PGlite sees it.
+    expect(wholeTar(whole)).toBe(true);
+    for (const damaged of [whole.subarray(0, whole.byteLength - 100), Uint8Array.from(whole).fill(1, 0, 512)]) {
+      expect(wholeTar(damaged)).toBe(false);
+    }
+    writeFileSync(join(dir, file!), "not a tar file");
+    // The dumps of earlier migrations go when a new one is kept, gzipped ones of earlier builds too.
+    writeFileSync(join(dir, "0123456789abcdef.tar"), "an earlier schema");
+    writeFileSync(join(dir, "fedcba9876543210.tar.gz"), "an earlier build");
+    expect((await migratedTemplate(dir)).size).toBe(whole.byteLength);
+    expect(readFileSync(join(dir, file!)).byteLength).toBe(whole.byteLength);
     expect(keptFiles(dir)).toEqual([file!]);
+    await discardTemplate(dir);
+    expect(keptFiles(dir)).toEqual([]);
   });
 });
 

@@ -16,41 +16,60 @@ export interface RenderedPrompt {
   user: string;
 }
 
-const loaded = new Map<string, { system: string; user: string }>();
+export type RenderPrompt = (name: string, variables: Record<string, string>, version?: number) => RenderedPrompt;
 
-function load(name: string, version: number): { system: string; user: string } {
-  const key = `${name}@v${version}`;
-  let prompt = loaded.get(key);
-  if (!prompt) {
-    const text = readFileSync(`${PROMPTS_DIR}${name}/v${version}.md`, "utf8");
-    const match = /^# system\s*\n([\s\S]*?)^# user\s*\n([\s\S]*)$/m.exec(text);
-    if (!match) throw new Error(`prompt ${key} needs a '# system' and a '# user' section`);
-    prompt = { system: match[1]!.trim(), user: match[2]!.trim() };
-    loaded.set(key, prompt);
-  }
-  return prompt;
+interface PromptText {
+  system: string;
+  user: string;
 }
 
-function latestVersion(name: string): number {
-  const versions = readdirSync(`${PROMPTS_DIR}${name}`)
-    .flatMap((file) => /^v(\d+)\.md$/.exec(file)?.[1] ?? [])
-    .map(Number);
-  if (versions.length === 0) throw new Error(`no versions of prompt ${name}`);
-  return Math.max(...versions);
+/**
+ * Every prompt under `dir` (`<name>/v<N>.md`), read and parsed at once: a prompt file without both
+ * sections fails here, when the process starts, rather than at the first call that needs it.
+ */
+export function readPrompts(dir: string): RenderPrompt {
+  const versions: ReadonlyMap<string, ReadonlyMap<number, PromptText>> = new Map(
+    readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => [entry.name, readVersions(dir, entry.name)]),
+  );
+  return (name, variables, version) => {
+    const all = versions.get(name);
+    if (!all || all.size === 0) throw new Error(`no versions of prompt ${name}`);
+    const chosen = version ?? Math.max(...all.keys());
+    const prompt = all.get(chosen);
+    if (!prompt) throw new Error(`no version ${chosen} of prompt ${name}`);
+    return fill(`${name}@v${chosen}`, prompt, variables);
+  };
 }
 
-export function renderPrompt(name: string, variables: Record<string, string>, version: number = latestVersion(name)): RenderedPrompt {
-  const prompt = load(name, version);
+function readVersions(dir: string, name: string): ReadonlyMap<number, PromptText> {
+  return new Map(
+    readdirSync(`${dir}/${name}`).flatMap((file) => {
+      const version = /^v(\d+)\.md$/.exec(file)?.[1];
+      if (version === undefined) return [];
+      const text = readFileSync(`${dir}/${name}/${file}`, "utf8");
+      const match = /^# system\s*\n([\s\S]*?)^# user\s*\n([\s\S]*)$/m.exec(text);
+      if (!match) throw new Error(`prompt ${name}@v${version} needs a '# system' and a '# user' section`);
+      return [[Number(version), { system: match[1]!.trim(), user: match[2]!.trim() }] as const];
+    }),
+  );
+}
+
+function fill(id: string, prompt: PromptText, variables: Record<string, string>): RenderedPrompt {
   const used = new Set<string>();
-  const fill = (template: string) =>
+  const filled = (template: string) =>
     template.replace(/\{\{(\w+)\}\}/g, (_, variable: string) => {
       const value = variables[variable];
-      if (value === undefined) throw new Error(`prompt ${name}@v${version} needs the variable '${variable}'`);
+      if (value === undefined) throw new Error(`prompt ${id} needs the variable '${variable}'`);
       used.add(variable);
       return value;
     });
-  const rendered = { id: `${name}@v${version}`, system: fill(prompt.system), user: fill(prompt.user) };
+  const rendered = { id, system: filled(prompt.system), user: filled(prompt.user) };
   const unused = Object.keys(variables).filter((variable) => !used.has(variable));
-  if (unused.length > 0) throw new Error(`prompt ${name}@v${version} has no place for: ${unused.join(", ")}`);
+  if (unused.length > 0) throw new Error(`prompt ${id} has no place for: ${unused.join(", ")}`);
   return rendered;
 }
+
+/** The product's prompts, read when this module loads. */
+export const renderPrompt: RenderPrompt = readPrompts(PROMPTS_DIR);

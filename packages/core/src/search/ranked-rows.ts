@@ -51,7 +51,7 @@ export async function rankedRows<R, F>(
     const ranked = planned.queryVector && planned.mode !== "fts" ? () => inVectorSpan("search", "pgvector", table.collection, inDatabase) : inDatabase;
     return timings.time(stage, ranked, "sql");
   }
-  const vector = planned.queryVector;
+  const vector = planned.queryVector.values;
   return timings.time(
     stage,
     async () => {
@@ -100,7 +100,7 @@ async function rankedInMemory<R, F>(
   return timings.time(
     stage,
     async () => {
-      const vector = planned.mode === "hybrid" ? planned.queryVector : undefined;
+      const vector = planned.mode === "hybrid" ? planned.queryVector?.values : undefined;
       const [nearest, textHits] = await Promise.all([
         vector
           ? timings.time(`${stage}.vector`, () =>

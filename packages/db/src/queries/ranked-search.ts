@@ -1,5 +1,5 @@
 import type { Sql } from "../driver.ts";
-import { type Params, vectorLiteral } from "./params.ts";
+import type { Params, QueryVector } from "./params.ts";
 
 export type SearchMode = "vector" | "fts" | "hybrid";
 
@@ -35,7 +35,7 @@ export interface RankedSearchSpec {
   params: Params;
   mode: SearchMode;
   /** The query vector and the model that made it (vector and hybrid modes); rows of other models are skipped. */
-  vector?: { values: readonly number[]; model: string };
+  vector?: { query: QueryVector; model: string };
   /** The query text (fts and hybrid modes). */
   text?: string;
   /** The table's common lexemes (commonLexemes): the text arm leaves them out of the query. */
@@ -93,7 +93,7 @@ export function rankedSearchSql(spec: RankedSearchSpec): string {
         : spec.vector
           ? `SELECT id, 1 - distance AS similarity${carried} FROM (${nearestSql(
               { table, idColumn, where: `${where} AND embedding_model = ${params.add(spec.vector.model)}`, params },
-              { vector: spec.vector.values, threshold: spec.threshold, limit: depth, columns: carried },
+              { vector: spec.vector.query, threshold: spec.threshold, limit: depth, columns: carried },
             )}) nearest`
           : undefined;
   const text = spec.mode !== "vector" && spec.text ? { query: params.add(spec.text), common: params.add(spec.commonLexemes) } : undefined;
@@ -182,21 +182,6 @@ function rowCount(count: number): string {
   return String(count);
 }
 
-/**
- * The text of a query vector, made once per vector: a unified search binds the same query vector in
- * each kind's statement, and writing 384 numbers as text is a noticeable part of a search's time
- * on the event loop. A query vector is never changed once embedded.
- */
-function queryVectorLiteral(vector: readonly number[]): string {
-  let literal = queryVectorLiterals.get(vector);
-  if (literal === undefined) {
-    literal = vectorLiteral(vector);
-    queryVectorLiterals.set(vector, literal);
-  }
-  return literal;
-}
-const queryVectorLiterals = new WeakMap<readonly number[], string>();
-
 /** How many rows each arm ranks before fusion: enough that fusion can reorder the top `topK`. */
 export function rankedArmDepth(topK: number): number {
   return Math.max(topK * 4, 40);
@@ -210,10 +195,10 @@ export function rankedArmDepth(topK: number): number {
  */
 export function nearestSql(
   target: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">,
-  search: { vector: readonly number[]; threshold?: number | undefined; limit: number; columns?: string },
+  search: { vector: QueryVector; threshold?: number | undefined; limit: number; columns?: string },
 ): string {
   const { table, idColumn, where, params } = target;
-  const distance = `embedding <=> ${params.add(queryVectorLiteral(search.vector))}::vector`;
+  const distance = `embedding <=> ${params.add(search.vector.literal)}::vector`;
   const floor = search.threshold !== undefined ? ` AND ${distance} < ${params.add(1 - search.threshold)}` : "";
   return `SELECT ${idColumn} AS id, ${distance} AS distance${search.columns ?? ""} FROM ${table}
     WHERE ${where}${floor}
@@ -306,7 +291,7 @@ function distinctiveWords(text: QueryText): string {
 /** A search as planned from a request (see planQuery in packages/core), and how many rows it wants. */
 export interface RankedQuery {
   mode: SearchMode;
-  queryVector?: number[];
+  queryVector?: QueryVector;
   /** Rows embedded by another model are left to the text arm until they are re-embedded. */
   embeddingModel: string;
   queryText?: string;
@@ -325,7 +310,7 @@ export function rankedQuerySql(target: Pick<RankedSearchSpec, "table" | "idColum
   return rankedSearchSql({
     ...target,
     mode: query.mode,
-    ...(query.queryVector && { vector: { values: query.queryVector, model: query.embeddingModel } }),
+    ...(query.queryVector && { vector: { query: query.queryVector, model: query.embeddingModel } }),
     ...(query.queryText && { text: query.queryText }),
     commonLexemes: query.commonLexemes,
     ...(query.threshold !== undefined ? { threshold: query.threshold } : {}),
