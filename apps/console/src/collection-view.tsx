@@ -1,4 +1,4 @@
-import { type Client, ClientError } from "@als/client";
+import type { Client } from "@als/client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ConfirmAction } from "./confirm-action.tsx";
@@ -8,6 +8,7 @@ import { MappingRevision } from "./mapping-revision.tsx";
 import type { DataSourceList } from "./pages/data-sources.tsx";
 import { pageLink } from "./route.ts";
 import { useMember } from "./session.tsx";
+import { isStaleRevision, type RevisionWrites } from "./stale-revision.ts";
 import { StreamPurge } from "./stream-purge.tsx";
 import { TrafficFilters } from "./traffic-filters.tsx";
 
@@ -44,20 +45,23 @@ export function CollectionView({ streamId, list, liveFilters }: { streamId: stri
   });
   const [stale, setStale] = useState(false);
   const reread = () => queries.invalidateQueries({ queryKey: ["collection", session.projectId, streamId] });
-  const onError = (error: unknown) => {
-    if (error instanceof ClientError && error.status === 409) {
+  // The notice stays through the page's own re-reads, until a write at the revision read again succeeds.
+  const writes: RevisionWrites = {
+    onError: (error) => {
+      if (!isStaleRevision(error)) return;
       setStale(true);
       void reread();
-    }
+    },
+    onSaved: () => setStale(false),
   };
   const operate = useMutation({
     mutationFn: (operation: "pause" | "resume" | "poll_now" | "stop") =>
       client.projectDataSources.operate({ ...scope, lifecycle_revision: status.data!.lifecycle_revision, operation }),
     onSuccess: (next) => {
-      setStale(false);
+      writes.onSaved();
       queries.setQueryData(["collection", session.projectId, streamId], next);
     },
-    onError,
+    onError: writes.onError,
   });
   if (status.error) return <ErrorNote error={status.error} />;
   if (!status.data) return <p>Loading…</p>;
@@ -125,11 +129,11 @@ export function CollectionView({ streamId, list, liveFilters }: { streamId: stri
           />
         )}
       </div>
-      <ErrorNote error={operate.error} />
-      <MappingRevision status={current} list={list} onError={onError} />
-      <TrafficFilters status={current} editable={liveFilters && current.state !== "stopped"} paths={list.capabilities.filter_paths} onError={onError} />
-      {backfill.status === "budget_exhausted" && <ExtendBackfill status={current} onError={onError} />}
-      {current.held > 0 && <HeldRecords status={current} onError={onError} />}
+      <ErrorNote error={isStaleRevision(operate.error) ? null : operate.error} />
+      <MappingRevision status={current} list={list} writes={writes} />
+      <TrafficFilters status={current} editable={liveFilters && current.state !== "stopped"} paths={list.capabilities.filter_paths} writes={writes} />
+      {backfill.status === "budget_exhausted" && <ExtendBackfill status={current} writes={writes} />}
+      {current.held > 0 && <HeldRecords status={current} writes={writes} />}
       <Evidence streamId={streamId} />
       <StreamPurge streamId={streamId} />
     </div>
@@ -137,7 +141,7 @@ export function CollectionView({ streamId, list, liveFilters }: { streamId: stri
 }
 
 /** The backfill stopped at its message-unit budget: a larger one (or all of the history) lets it go on. */
-function ExtendBackfill({ status, onError }: { status: CollectionStatus; onError(error: unknown): void }) {
+function ExtendBackfill({ status, writes }: { status: CollectionStatus; writes: RevisionWrites }) {
   const { client, session } = useMember();
   const queries = useQueryClient();
   const [units, setUnits] = useState((status.backfill.message_unit_limit ?? 0) * 2);
@@ -149,8 +153,11 @@ function ExtendBackfill({ status, onError }: { status: CollectionStatus; onError
         lifecycle_revision: status.lifecycle_revision,
         message_units,
       }),
-    onSuccess: (next) => queries.setQueryData(["collection", session.projectId, status.stream_id], next),
-    onError,
+    onSuccess: (next) => {
+      writes.onSaved();
+      queries.setQueryData(["collection", session.projectId, status.stream_id], next);
+    },
+    onError: writes.onError,
   });
   return (
     <div className="warning-card card">
@@ -173,13 +180,13 @@ function ExtendBackfill({ status, onError }: { status: CollectionStatus; onError
           onConfirm={() => extend.mutate(null)}
         />
       </div>
-      <ErrorNote error={extend.error} />
+      <ErrorNote error={isStaleRevision(extend.error) ? null : extend.error} />
     </div>
   );
 }
 
 /** Records the collection could not import, with their reasons; a retry maps them again under the active mapping, previewed first. */
-function HeldRecords({ status, onError }: { status: CollectionStatus; onError(error: unknown): void }) {
+function HeldRecords({ status, writes }: { status: CollectionStatus; writes: RevisionWrites }) {
   const { client, session } = useMember();
   const queries = useQueryClient();
   const scope = { project_id: session.projectId, stream_id: status.stream_id };
@@ -196,16 +203,24 @@ function HeldRecords({ status, onError }: { status: CollectionStatus; onError(er
   const revisions = { lifecycle_revision: status.lifecycle_revision, mapping_revision: status.mapping_revision };
   const preview = useMutation({
     mutationFn: () => client.projectDataSources.previewRetry({ ...scope, ...revisions }),
-    onSuccess: setProposal,
-    onError,
+    onSuccess: (next) => {
+      writes.onSaved();
+      setProposal(next);
+    },
+    onError: writes.onError,
   });
   const retry = useMutation({
     mutationFn: () => client.projectDataSources.retry({ ...scope, ...revisions, preview_digest: proposal!.preview_digest }),
     onSuccess: () => {
+      writes.onSaved();
       setProposal(null);
       return queries.invalidateQueries({ queryKey: ["collection", session.projectId, status.stream_id] });
     },
-    onError,
+    onError: (error) => {
+      // The held records or a revision moved since the preview: its digest is spent, a new preview is asked for.
+      if (isStaleRevision(error)) setProposal(null);
+      writes.onError(error);
+    },
   });
   const counts = (disposition: string) => proposal?.dispositions.filter((each) => each.disposition === disposition).length ?? 0;
   const heading = `held-records-${status.stream_id}`;
@@ -256,7 +271,7 @@ function HeldRecords({ status, onError }: { status: CollectionStatus; onError(er
           Preview a retry of the held records
         </button>
       )}
-      <ErrorNote error={preview.error ?? retry.error} />
+      <ErrorNote error={[preview.error, retry.error].find((error) => error && !isStaleRevision(error))} />
     </section>
   );
 }

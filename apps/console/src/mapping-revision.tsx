@@ -7,6 +7,7 @@ import { ErrorNote } from "./error-note.tsx";
 import { MappingStep } from "./mapping-step.tsx";
 import type { DataSourceList } from "./pages/data-sources.tsx";
 import { useMember } from "./session.tsx";
+import { isStaleRevision, type RevisionWrites } from "./stale-revision.ts";
 
 type CollectionStatus = Awaited<ReturnType<Client["projectDataSources"]["status"]>>;
 
@@ -16,7 +17,7 @@ type CollectionStatus = Awaited<ReturnType<Client["projectDataSources"]["status"
  * for the traces read from now on, confirmed before it runs. Held records are mapped again only by a
  * retry, previewed under the promoted revision.
  */
-export function MappingRevision({ status, list, onError }: { status: CollectionStatus; list: DataSourceList; onError(error: unknown): void }) {
+export function MappingRevision({ status, list, writes }: { status: CollectionStatus; list: DataSourceList; writes: RevisionWrites }) {
   const { client, session } = useMember();
   const queries = useQueryClient();
   const stream = list.streams.find((each) => each.stream_id === status.stream_id);
@@ -37,10 +38,11 @@ export function MappingRevision({ status, list, onError }: { status: CollectionS
         mapping_revision: revision,
       }),
     onSuccess: (next) => {
+      writes.onSaved();
       close();
       queries.setQueryData(["collection", session.projectId, status.stream_id], next);
     },
-    onError,
+    onError: writes.onError,
   });
   if (!stream || status.state === "stopped") return null;
   const heading = `revise-${status.stream_id}`;
@@ -70,7 +72,7 @@ export function MappingRevision({ status, list, onError }: { status: CollectionS
             pending={promote.isPending}
             onConfirm={() => promote.mutate(validated)}
           />
-          <ErrorNote error={promote.error} />
+          <ErrorNote error={isStaleRevision(promote.error) ? null : promote.error} />
         </div>
       )}
       <div className="actions">

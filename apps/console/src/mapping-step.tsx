@@ -1,9 +1,10 @@
-import { type Client, ClientError } from "@als/client";
+import type { Client } from "@als/client";
 import { MAPPING_FIELDS, MAPPING_TRANSFORMS, type MappingDefinition, type MappingField, type MappingTransform, TEXT_FIELDS } from "@als/contract";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorNote } from "./error-note.tsx";
 import { useMember } from "./session.tsx";
+import { isStaleRevision } from "./stale-revision.ts";
 
 type Preview = Awaited<ReturnType<Client["projectDataSources"]["preview"]>>;
 type MappingDocument = Awaited<ReturnType<Client["projectDataSources"]["getMapping"]>>;
@@ -23,21 +24,40 @@ export function MappingStep({ streamId, sampleId, onValidated }: { streamId: str
     queryFn: () => client.projectDataSources.getMapping(scope),
     refetchOnMount: "always",
   });
+  // Kept here, not in the editor: the editor starts afresh from the revision read again, and the
+  // notice of why must outlive it until a save at that revision succeeds.
+  const [stale, setStale] = useState(false);
+  const onConflict = (error: unknown) => {
+    if (!isStaleRevision(error)) return;
+    setStale(true);
+    void mapping.refetch();
+  };
   // The saved draft's indexed text pointers (/input/messages/0/content) rewritten to their content array.
   const upgrade = useMutation({
     mutationFn: (expected_revision: number) => client.projectDataSources.upgradeMappingText({ ...scope, expected_revision }),
-    onSettled: () => mapping.refetch(),
+    onSuccess: () => {
+      setStale(false);
+      return mapping.refetch();
+    },
+    onError: onConflict,
   });
   if (mapping.error) return <ErrorNote error={mapping.error} />;
   if (!mapping.data) return <p>Loading…</p>;
   // The editor starts afresh from each revision read: a re-read after a 409 replaces what was typed.
   return (
     <>
+      {stale && (
+        <p className="warning" role="alert">
+          {STALE}
+        </p>
+      )}
       <MappingEditor
         key={mapping.data.revision}
         document={mapping.data}
         sampleId={sampleId}
         onReread={() => mapping.refetch()}
+        onConflict={onConflict}
+        onSaved={() => setStale(false)}
         onValidated={onValidated}
         streamId={streamId}
       />
@@ -53,13 +73,7 @@ export function MappingStep({ streamId, sampleId, onValidated }: { streamId: str
                 : `Indexed text pointers rewritten to their content array: draft revision ${upgrade.data.revision}.`}
             </output>
           )}
-          {upgrade.error instanceof ClientError && upgrade.error.status === 409 ? (
-            <p className="warning" role="alert">
-              {STALE}
-            </p>
-          ) : (
-            <ErrorNote error={upgrade.error} />
-          )}
+          <ErrorNote error={isStaleRevision(upgrade.error) ? null : upgrade.error} />
         </div>
       )}
     </>
@@ -71,27 +85,27 @@ function MappingEditor({
   sampleId,
   streamId,
   onReread,
+  onConflict,
+  onSaved,
   onValidated,
 }: {
   document: MappingDocument;
   sampleId: string;
   streamId: string;
   onReread(): void;
+  onConflict(error: unknown): void;
+  onSaved(): void;
   onValidated(revision: number): void;
 }) {
   const { client, session } = useMember();
   const scope = { project_id: session.projectId, stream_id: streamId };
   const [definition, setDefinition] = useState<MappingDefinition | null>(document.draft);
-  const [stale, setStale] = useState(false);
-  const onConflict = (error: unknown) => {
-    if (error instanceof ClientError && error.status === 409) {
-      setStale(true);
-      onReread();
-    }
-  };
   const propose = useMutation({
     mutationFn: () => client.projectDataSources.initializeMapping({ ...scope, sample_id: sampleId, expected_revision: document.revision }),
-    onSuccess: onReread,
+    onSuccess: () => {
+      onSaved();
+      onReread();
+    },
     onError: onConflict,
   });
   const preview = useMutation({
@@ -114,6 +128,7 @@ function MappingEditor({
       return { checked, validated };
     },
     onSuccess: ({ validated }) => {
+      onSaved();
       if (validated?.validated_revision) onValidated(validated.validated_revision);
     },
     onError: onConflict,
@@ -127,11 +142,6 @@ function MappingEditor({
   };
   return (
     <div className="mapping">
-      {stale && (
-        <p className="warning" role="alert">
-          {STALE}
-        </p>
-      )}
       <div className="mapping-editor">
         {definition === null ? (
           <div className="stack">

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { ConfirmAction } from "./confirm-action.tsx";
 import { ErrorNote } from "./error-note.tsx";
 import { useMember } from "./session.tsx";
+import { isStaleRevision, type RevisionWrites } from "./stale-revision.ts";
 
 type CollectionStatus = Awaited<ReturnType<Client["projectDataSources"]["status"]>>;
 export type Filter = CollectionStatus["filters"][number];
@@ -21,17 +22,7 @@ const describeFilter = (filter: Filter) =>
  * activation) their replacement for the pages read from now on, confirmed before it is saved. The
  * service checks each filter and names the field it refuses; a stale revision re-reads the status.
  */
-export function TrafficFilters({
-  status,
-  editable,
-  paths,
-  onError,
-}: {
-  status: CollectionStatus;
-  editable: boolean;
-  paths: string[];
-  onError(error: unknown): void;
-}) {
+export function TrafficFilters({ status, editable, paths, writes }: { status: CollectionStatus; editable: boolean; paths: string[]; writes: RevisionWrites }) {
   const { client, session } = useMember();
   const queries = useQueryClient();
   const [draft, setDraft] = useState<Filter[] | null>(null);
@@ -45,10 +36,11 @@ export function TrafficFilters({
         filters: sentFilters(filters),
       }),
     onSuccess: (next) => {
+      writes.onSaved();
       setDraft(null);
       queries.setQueryData(["collection", session.projectId, status.stream_id], next);
     },
-    onError,
+    onError: writes.onError,
   });
   const heading = `filters-${status.stream_id}`;
   const listId = `filter-paths-${status.stream_id}`;
@@ -91,7 +83,7 @@ export function TrafficFilters({
               Cancel
             </button>
           </div>
-          <ErrorNote error={save.error} />
+          <ErrorNote error={isStaleRevision(save.error) ? null : save.error} />
         </fieldset>
       )}
     </section>

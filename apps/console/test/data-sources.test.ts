@@ -17,7 +17,7 @@ import {
   SYNTHETIC_PROJECTS,
   type TrafficShape,
 } from "@als/test-support/trace-providers/synthetic-traffic.ts";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Route } from "playwright-core";
 import { checkedShot, launchBrowser, OVERFLOW } from "./browser.ts";
 
 // The data-sources page in Debian's chromium against the real server on a port (hosted mode) with
@@ -25,7 +25,9 @@ import { checkedShot, launchBrowser, OVERFLOW } from "./browser.ts";
 // held): the member connects, picks the provider's project, samples, corrects the model's proposed
 // mapping against the preview, validates, activates with a history range and watches the backfill
 // become a running collection; then pauses and resumes it from the keyboard, previews a retry of
-// the held records, sees the provider's refusal once its key is revoked and rotates it; the status
+// the held records, sees the provider's refusal once its key is revoked and rotates it; a mapping
+// draft and a collection changed through the API (as another tab would) between the page's read and
+// the member's click are refused as stale (409), read again with a notice, and then saved; the status
 // page then shows the project's learning lag. The scripted model proposes each provider's mapping
 // with a user pointer that reads nothing, for the member to fix (by hand, or from its suggestion).
 
@@ -138,8 +140,9 @@ async function llmServerState(): Promise<string> {
   return `the deterministic LLM server at ${llmServer.baseUrl} ${answer}; it was asked ${llmServer.requests.length} time(s)`;
 }
 const card = (name: string) => page.getByRole("article", { name: new RegExp(`^${name} `) });
-const api = (method: string, path: string) =>
-  env.svc.call(method, `/api/projects/default/data-sources${path}`, undefined, { ...bearer(env.owner.loginSession), "x-service-project": "default" });
+/** The project-scoped API with the member's session: what the console calls, and what another tab of it would. */
+const api = (method: string, path: string, body?: unknown) =>
+  env.svc.call(method, `/api/projects/default/data-sources${path}`, body, { ...bearer(env.owner.loginSession), "x-service-project": "default" });
 
 /** Walks the wizard for one provider up to a running collection; the screenshots of the first walk are kept. */
 async function connectAndCollect(source: (typeof SOURCES)[number], shots: boolean) {
@@ -356,6 +359,123 @@ describe("the data-sources page", () => {
       .waitFor();
     await shot("42-data-sources-mapping-promoted");
     expect((await api("GET", `/streams/${streamId}/status`)).body.mapping_revision).toBe(active + 1);
+  });
+
+  test("a mapping draft saved in another tab since the page read it: saving is refused with a clear message, the draft is read again, and saved again it validates", async () => {
+    const collection = card(SOURCES[0]!.name);
+    const streamId = (await api("GET", "")).body.streams[0].stream_id;
+    await collection.getByRole("button", { name: "Revise the mapping" }).click();
+    const revision = collection.getByRole("region", { name: /^Revise the mapping/ });
+    await revision.getByRole("button", { name: "Sample the traffic" }).click();
+    await revision.getByText(/\d+ records sampled/).waitFor();
+    await revision.getByRole("button", { name: "Review the mapping against this sample" }).click();
+    // The mapping step reads its draft once (no polling): the revision it shows is the one a save names.
+    const read = (await api("GET", `/streams/${streamId}/mapping`)).body;
+    await revision.getByText(new RegExp(`^Draft revision ${read.revision}\\b`)).waitFor();
+    const rule = revision.getByRole("group", { name: "Rule chat" });
+    await rule.getByLabel("session pointer").fill("/metadata/env");
+    // Another tab saves the draft it read at the same revision, with a version pointer.
+    const other = { ...read.draft, rules: [{ ...read.draft.rules[0], fields: { ...read.draft.rules[0].fields, version: { path: "/metadata/env" } } }] };
+    expect((await api("PUT", `/streams/${streamId}/mapping`, { expected_revision: read.revision, definition: other })).status).toBe(200);
+
+    await revision.getByRole("button", { name: "Save and validate" }).click();
+    // Read again, the editor shows the other tab's draft, still saying why; the refused edit was not saved.
+    await revision.getByText(new RegExp(`^Draft revision ${read.revision + 1}\\.`)).waitFor();
+    expect(await revision.getByRole("alert").filter({ hasText: "The mapping changed since this page read it" }).count()).toBe(1);
+    expect(await rule.getByLabel("version pointer").inputValue()).toBe("/metadata/env");
+    expect(await rule.getByLabel("session pointer").inputValue()).toBe("");
+    const kept = (await api("GET", `/streams/${streamId}/mapping`)).body;
+    expect(kept.revision).toBe(read.revision + 1);
+    expect(kept.draft.rules[0].fields.version).toEqual({ path: "/metadata/env" });
+    expect(kept.draft.rules[0].fields.session).toBeUndefined();
+    await shot("46-data-sources-stale-mapping");
+
+    await revision.getByRole("button", { name: "Save and validate" }).click();
+    await revision.getByRole("button", { name: `Make revision ${read.revision + 2} the active mapping` }).waitFor();
+    expect(await collection.getByText("The mapping changed since this page read it").count()).toBe(0);
+    await revision.getByRole("button", { name: "Close the revision (a saved draft is kept)" }).click();
+  });
+
+  test("a collection changed in another tab since the page read it: a pause and a filter edit are refused with a clear message, the status is read again, and each then runs", async () => {
+    const collection = card(SOURCES[0]!.name);
+    const streamId = (await api("GET", "")).body.streams[0].stream_id;
+    const notice = collection.getByRole("alert").filter({ hasText: "The collection changed since this page read it" });
+    const status = async () => (await api("GET", `/streams/${streamId}/status`)).body;
+    /**
+     * Another tab reads live traffic now (a lifecycle revision) while the card's own status re-reads
+     * (every 2 s) wait, so the page still names the revision it read when `refused` clicks; the
+     * re-reads then go on. Once one re-read waits, none is under way: the page's revision is settled.
+     */
+    async function changedElsewhere(refused: () => Promise<void>): Promise<number> {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let waiting!: () => void;
+      const oneWaits = new Promise<void>((resolve) => {
+        waiting = resolve;
+      });
+      const statusPath = (url: URL) => url.pathname.endsWith(`/streams/${streamId}/status`);
+      const hold = async (route: Route) => {
+        waiting();
+        await released;
+        await route.continue().catch(() => undefined);
+      };
+      await page.route(statusPath, hold);
+      try {
+        await oneWaits;
+        const read = Number((await collection.locator("output .muted").textContent())!.match(/lifecycle revision (\d+)/)![1]);
+        const other = await api("POST", `/streams/${streamId}/operations`, { lifecycle_revision: read, operation: "poll_now" });
+        expect(other.status).toBe(200);
+        await refused();
+        await notice.waitFor();
+        return read;
+      } finally {
+        release();
+        await page.unroute(statusPath, hold);
+      }
+    }
+
+    const pause = async () => {
+      await collection.getByRole("button", { name: "Pause", exact: true }).click();
+      await collection.getByRole("button", { name: "Confirm: pause the collection" }).click();
+    };
+    const paused = await changedElsewhere(pause);
+    // The refused pause changed nothing; read again, the card shows the other tab's revision.
+    expect(await status()).toMatchObject({ lifecycle_revision: paused + 1, state: "collecting" });
+    await collection.getByText(`(lifecycle revision ${paused + 1})`).waitFor();
+    // One notice: the service's own words for the 409 are not repeated beside it.
+    expect(await notice.count()).toBe(1);
+    expect(await collection.getByText(/stale lifecycle_revision/).count()).toBe(0);
+    await shot("47-data-sources-stale-collection");
+    await pause();
+    await collection.locator(".badge", { hasText: /^paused$/ }).waitFor();
+    await collection.getByText(`(lifecycle revision ${paused + 2})`).waitFor();
+    expect(await notice.count()).toBe(0);
+    expect((await status()).state).toBe("paused");
+    await collection.getByRole("button", { name: "Resume" }).click();
+    await collection.locator(".badge", { hasText: "running: collecting" }).waitFor();
+
+    // A filter edit refused as stale keeps what was typed; saved again after the re-read, it applies.
+    const filters = collection.getByRole("region", { name: "Traffic filters" });
+    const save = async () => {
+      await filters.getByRole("button", { name: "Save the traffic filters" }).click();
+      await filters.getByRole("button", { name: "Confirm: read live traffic with 1 filter from now on" }).click();
+    };
+    const edited = await changedElsewhere(async () => {
+      await filters.getByRole("button", { name: "Edit the traffic filters" }).click();
+      await filters.getByRole("group", { name: "Filter 1" }).getByLabel("Values (one a line)").fill("gold");
+      await save();
+    });
+    expect(await status()).toMatchObject({ lifecycle_revision: edited + 1, filters: [{ path: "tags", op: "eq", values: ["vip"] }] });
+    await collection.getByText(`(lifecycle revision ${edited + 1})`).waitFor();
+    expect(await notice.count()).toBe(1);
+    expect(await collection.getByText(/stale lifecycle_revision/).count()).toBe(0);
+    expect(await filters.getByRole("group", { name: "Filter 1" }).getByLabel("Values (one a line)").inputValue()).toBe("gold");
+    await save();
+    await filters.getByRole("listitem").filter({ hasText: "tags equals “gold”" }).waitFor();
+    expect(await notice.count()).toBe(0);
+    expect((await status()).filters).toEqual([{ path: "tags", op: "eq", values: ["gold"] }]);
   });
 
   for (const source of SOURCES.slice(1)) {
