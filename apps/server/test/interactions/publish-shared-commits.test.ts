@@ -91,7 +91,7 @@ describe(`publishes sharing a transaction (${testMode})`, () => {
     "a publish blocked by a lock held elsewhere holds up none of the publishes it shared a transaction with, and does not commit past its deadline",
     async () => {
       const slots = svc.deps.services.publishSlots;
-      svc.deps.services.publishSlots = new PublishSlots({ concurrency: 16, timeoutMs: 2_000 });
+      svc.deps.services.publishSlots = new PublishSlots({ concurrency: 16, timeoutMs: 5_000 });
       await publishInteractions(svc.deps, LOCAL_SCOPE, publishOf("locked", ["before the lock"]));
       let release: () => void = () => {};
       let held: () => void = () => {};
@@ -115,8 +115,9 @@ describe(`publishes sharing a transaction (${testMode})`, () => {
         );
         const beside = Array.from({ length: 6 }, (_, index) => publishInteractions(svc.deps, LOCAL_SCOPE, publishOf(`beside-${index}`, [`beside ${index}`])));
         await Promise.all([...first, ...beside]);
-        // Held up by the blocked one, they would have waited for its deadline (2 s) before running again.
-        expect(performance.now() - started).toBeLessThan(1_200);
+        // Held up by the blocked one, they would have waited for its deadline (5 s) before running again;
+        // the margin is for a machine busy with other suites (1.3 s was seen there).
+        expect(performance.now() - started).toBeLessThan(3_500);
         const failure = await blocked;
         expect(failure).toBeInstanceOf(AdmissionTimeoutError);
         release();
