@@ -10,8 +10,9 @@ export class PushedPoints implements VectorIndex {
   private made = false;
   private key = (collection: Collection, ref: PointRef) => JSON.stringify([collection, ref.scope, ref.id]);
 
-  async ensureCollections() {
+  async ensureCollections(beforeMaking?: () => Promise<void>) {
     const madeNow = !this.made;
+    if (madeNow) await beforeMaking?.();
     this.made = true;
     return madeNow;
   }

@@ -137,6 +137,11 @@ const Environment = z.object({
   /** Set → the vector arm of ranked searches asks this Qdrant server, kept in sync from PostgreSQL; unset → pgvector. */
   QDRANT_URL: optionalText,
   QDRANT_API_KEY: optionalText,
+  /** Starts the names of this deployment's Qdrant collections (`als_` unset): one per deployment sharing a Qdrant server. */
+  QDRANT_COLLECTION_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and - only, at most 64")
+    .optional(),
   /**
    * Without Qdrant: "in-process" keeps the vector arm of project-wide searches in a graph inside each
    * API process (embedded: saved under DATA_DIR/vector-index), "pgvector" leaves it to the database.
@@ -337,7 +342,13 @@ function tracingSettings(e: z.infer<typeof Environment>): TracingSettings | unde
 }
 
 function vectorIndexSettings(e: z.infer<typeof Environment>): VectorIndexSettings | undefined {
-  if (e.QDRANT_URL) return { kind: "qdrant", url: e.QDRANT_URL, ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }) };
+  if (e.QDRANT_URL)
+    return {
+      kind: "qdrant",
+      url: e.QDRANT_URL,
+      ...(e.QDRANT_API_KEY && { apiKey: e.QDRANT_API_KEY }),
+      ...(e.QDRANT_COLLECTION_PREFIX && { collectionPrefix: e.QDRANT_COLLECTION_PREFIX }),
+    };
   const choice = e.VECTOR_INDEX ?? (e.DATABASE_URL ? "pgvector" : "in-process");
   if (choice === "pgvector") return undefined;
   return { kind: "in-process", ...(!e.DATABASE_URL && { directory: `${e.DATA_DIR}/vector-index` }) };

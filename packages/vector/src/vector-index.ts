@@ -1,6 +1,19 @@
-import type { Scope } from "@als/db";
+import { type Scope, StorageUnavailableError } from "@als/db";
 import type { Collection } from "./collections.ts";
 import type { TextHit, TextQuery } from "./in-process/text-index.ts";
+
+/**
+ * A vector index kept beside the record (Qdrant) that cannot be reached or answers with a server
+ * error: storage that is unavailable (503) for a request, and a wait, not a failure, for durable
+ * work that needs the index to have taken the record's changes (an erasure's final check).
+ */
+export class VectorIndexUnavailableError extends StorageUnavailableError {
+  constructor(cause: unknown) {
+    super(cause, "connection");
+    this.name = "VectorIndexUnavailableError";
+    this.message = "the vector index is unavailable";
+  }
+}
 
 /** A payload value: what the filterable columns of a row hold. */
 export type PayloadValue = string | number | null | string[];
@@ -56,8 +69,12 @@ export interface VectorHit {
  * come back whenever that many points pass the filter.
  */
 export interface VectorIndex {
-  /** Makes the collections that are missing; true when it made any, so the index must be filled from the record. */
-  ensureCollections(): Promise<boolean>;
+  /**
+   * Makes the collections that are missing; true when it made any, so the index must be filled from
+   * the record. `beforeMaking` runs first when one is missing (the rows are noted for the fill), so a
+   * start killed once the collections exist has not left them empty for good.
+   */
+  ensureCollections(beforeMaking?: () => Promise<void>): Promise<boolean>;
   /** Writes the points, replacing any of the same scope and id. */
   upsert(collection: Collection, points: VectorPoint[]): Promise<void>;
   delete(collection: Collection, refs: PointRef[]): Promise<void>;

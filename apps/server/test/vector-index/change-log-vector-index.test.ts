@@ -208,5 +208,11 @@ describe("choosing the vector index (VECTOR_INDEX)", () => {
     expect(loadSettings({ DATABASE_URL: "postgres://db/als", VECTOR_INDEX: "in-process" }).vectorIndex).toEqual({ kind: "in-process" });
     expect(loadSettings({ QDRANT_URL: "http://qdrant:6333" }).vectorIndex).toEqual({ kind: "qdrant", url: "http://qdrant:6333" });
     expect(() => loadSettings({ VECTOR_INDEX: "faiss" })).toThrow(/VECTOR_INDEX/);
+    expect(loadSettings({ QDRANT_URL: "http://qdrant:6333", QDRANT_COLLECTION_PREFIX: "staging_" }).vectorIndex).toEqual({
+      kind: "qdrant",
+      url: "http://qdrant:6333",
+      collectionPrefix: "staging_",
+    });
+    expect(() => loadSettings({ QDRANT_URL: "http://qdrant:6333", QDRANT_COLLECTION_PREFIX: "a/b" })).toThrow(/QDRANT_COLLECTION_PREFIX/);
   });
 });

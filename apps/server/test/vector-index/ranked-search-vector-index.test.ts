@@ -1,11 +1,32 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { drainVectorOutbox, prepareVectorIndex } from "@als/core";
 import { addAgentPlaybooks, addUserPlaybooks } from "@als/test-support/playbooks.ts";
+import { qdrantSkipReason, testQdrant } from "@als/test-support/qdrant.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
-import { PgVectorIndex } from "@als/vector";
+import { PgVectorIndex, type VectorIndex } from "@als/vector";
 
 // The ranked searches with a vector index configured (as with QDRANT_URL) ask it for the vector
-// arm and fuse in code; the pgvector index answers here, so both paths must serve the same rows.
+// arm and fuse in code; pgvector's index answers through that path here, and a real Qdrant server
+// where QDRANT_URL is set (filled from the record as a starting process fills it), so both paths
+// must serve the same rows.
 let svc: TestService;
+const qdrant = qdrantSkipReason === undefined ? testQdrant() : undefined;
+
+/** The indexes asked, each opened once the rows are written. */
+const INDEXES: { name: string; skipReason?: string | undefined; open(): Promise<VectorIndex> }[] = [
+  { name: "pgvector", open: async () => new PgVectorIndex(svc.db) },
+  {
+    name: "Qdrant",
+    skipReason: qdrantSkipReason,
+    async open() {
+      const index = qdrant!.index();
+      await prepareVectorIndex({ db: svc.db, vectorIndex: index });
+      await drainVectorOutbox({ db: svc.db, vectorIndex: index }, 100);
+      return index;
+    },
+  },
+];
+let index: VectorIndex;
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -51,13 +72,16 @@ beforeAll(async () => {
   // Past the one-day time to live of "cat": both paths must leave it out.
   svc.clock.now += 2 * 86_400;
 });
-afterAll(() => svc.close());
+afterAll(async () => {
+  await svc.close();
+  await qdrant?.drop();
+});
 
 /** The same request answered without and with the vector index. */
 async function bothPaths(path: string, body: object) {
   svc.deps.vectorIndex = undefined;
   const inSql = await svc.call("POST", path, body);
-  svc.deps.vectorIndex = new PgVectorIndex(svc.db);
+  svc.deps.vectorIndex = index;
   const viaIndex = await svc.call("POST", path, body);
   svc.deps.vectorIndex = undefined;
   expect(inSql.status).toBe(200);
@@ -67,8 +91,14 @@ async function bothPaths(path: string, body: object) {
 
 const MODES = ["vector", "hybrid"];
 
-describe("ranked search through a vector index", () => {
-  test("profiles: same rows in the same order, filters included", async () => {
+describe.each(INDEXES)("ranked search through a vector index: $name", ({ open, skipReason }) => {
+  const skipped = skipReason !== undefined;
+  const indexTest = (title: string, body: () => Promise<void>) => test.skipIf(skipped)(skipped ? `${title} (skipped: ${skipReason})` : title, body);
+  beforeAll(async () => {
+    if (!skipped) index = await open();
+  });
+
+  indexTest("profiles: same rows in the same order, filters included", async () => {
     const requests = [
       { query: "what animal lives at home" },
       { query: "dog", threshold: 0 },
@@ -87,7 +117,7 @@ describe("ranked search through a vector index", () => {
     expect(viaIndex.user_profiles.map((p: any) => p.profile_id)).not.toContain("cat");
   });
 
-  test("user and agent playbooks: same rows in the same order, filters included", async () => {
+  indexTest("user and agent playbooks: same rows in the same order, filters included", async () => {
     const userRequests = [
       { query: "money back" },
       { query: "refund", threshold: 0, user_id: "ivy" },
@@ -115,7 +145,7 @@ describe("ranked search through a vector index", () => {
     }
   });
 
-  test("interactions and unified search: same results", async () => {
+  indexTest("interactions and unified search: same results", async () => {
     for (const search_mode of MODES) {
       const interactions = await bothPaths("/api/search_interactions", { user_id: "ana", query: "travel to Asia", search_mode, top_k: 2 });
       expect(interactions.viaIndex.interactions).toEqual(interactions.inSql.interactions);
@@ -125,7 +155,9 @@ describe("ranked search through a vector index", () => {
       expect(unified.inSql.agent_playbooks.length).toBeGreaterThan(0);
     }
   });
+});
 
+describe("ranked search through a stale vector index", () => {
   test("a vector index without the row any more never brings it back", async () => {
     const [doomed] = await addUserPlaybooks(svc, [{ user_id: "zed", content: "Always greet the user by name" }]);
     await svc.call("DELETE", "/api/delete_user_playbook", { user_playbook_id: doomed });

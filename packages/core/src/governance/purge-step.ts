@@ -1,4 +1,5 @@
 import { type PurgeOperationRecord, type PurgePhase, type PurgeProgress, purgeOperations, type Scope, type Sql, subjectData } from "@als/db";
+import { VectorIndexUnavailableError } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import { crashAt } from "../durable/crash-at.ts";
 import { settleFailure } from "../durable/failure-policy.ts";
@@ -7,14 +8,14 @@ import { drainVectorOutbox } from "../vector-sync/sync-vector-index.ts";
 
 /** Long enough for the largest single delete; a step extends it as it commits. */
 export const PURGE_LEASE_SECONDS = 300;
-/** How soon the check looks again at vector index changes another process has yet to push. */
+/** How soon the check looks again at vector index changes not yet pushed (by another process, or to an index that could not be reached). */
 const VECTOR_WAIT_SECONDS = 5;
 const DRAIN_BATCH = 500;
 
 /** The final check found rows of the subject the deletes did not reach: a table the erasure does not cover. */
 class ResidualSubjectData extends Error {}
 
-/** The vector index has not yet taken the deletes (another process drains it). */
+/** The vector index has not yet taken the deletes (another process drains it, or it cannot be reached now). */
 class VectorIndexPending extends Error {}
 
 /**
@@ -121,7 +122,14 @@ async function checkNothingRemains(deps: CoreDeps, scope: Scope, purge: PurgeCur
   const mark = purge.progress.outbox_mark ?? 0;
   // An in-process index drains itself: it takes in the deletes and saves itself, so no save on disk keeps the subject's points.
   if (deps.vectorIndex && (deps.vectorIndex.drain || (await subjectData.countUnpushedChanges(deps.db, scope, mark)) > 0)) {
-    await drainVectorOutbox({ db: deps.db, vectorIndex: deps.vectorIndex }, DRAIN_BATCH);
+    try {
+      await drainVectorOutbox({ db: deps.db, vectorIndex: deps.vectorIndex }, DRAIN_BATCH);
+    } catch (error) {
+      // A Qdrant restarting or out of reach holds the erasure at this check until it takes the
+      // deletes (the count below), however long that is: the retries of a failure would run out
+      // and fail an erasure that only waits for the index.
+      if (!(error instanceof VectorIndexUnavailableError)) throw error;
+    }
   }
   const unpushed = await subjectData.countUnpushedChanges(deps.db, scope, mark);
   if (unpushed > 0) throw new VectorIndexPending(`${unpushed} changes of the project are not yet in the vector index`);

@@ -252,7 +252,7 @@ function searchingAsOfNow(index: VectorIndex, query: string, timings: RequestTim
   if (!asOfNow) return index;
   timings.time("vector.catch_up", () => asOfNow.caughtUp).catch(() => {});
   return {
-    ensureCollections: () => index.ensureCollections(),
+    ensureCollections: (beforeMaking) => index.ensureCollections(beforeMaking),
     upsert: (collection, points) => index.upsert(collection, points),
     delete: (collection, refs) => index.delete(collection, refs),
     ...(index.serves && { serves: (collection, filter) => index.serves!(collection, filter) }),

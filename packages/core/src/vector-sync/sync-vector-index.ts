@@ -14,14 +14,19 @@ export interface SyncProgress {
 }
 
 /**
- * At start-up of a process with a vector index: makes its missing collections and turns the outbox
- * triggers on. When either was new, the index missed rows, so every row is noted for the drains
- * (a rebuild); otherwise the outbox already holds what changed.
+ * At start-up of a process with a vector index, and after the index was out of reach: turns the
+ * outbox triggers on and makes the index's missing collections. When either was new, the index
+ * missed rows, so every row is noted for the drains (a rebuild); otherwise the outbox already holds
+ * what changed. Each note commits before what it fills can look done (the triggers on, the
+ * collections there), so a process killed in between notes again at its next start.
  */
 export async function prepareVectorIndex(deps: SyncDeps): Promise<void> {
-  const madeCollections = await deps.vectorIndex.ensureCollections();
-  const enabledNow = await vectorOutbox.enableSync(deps.db);
-  if (madeCollections || enabledNow) await vectorOutbox.noteAllRows(deps.db);
+  const noted = await deps.db.transaction(async (tx) => {
+    const enabledNow = await vectorOutbox.enableSync(tx);
+    if (enabledNow) await vectorOutbox.noteAllRows(tx);
+    return enabledNow;
+  });
+  await deps.vectorIndex.ensureCollections(noted ? undefined : () => vectorOutbox.noteAllRows(deps.db));
 }
 
 /**

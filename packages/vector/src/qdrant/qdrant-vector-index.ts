@@ -1,7 +1,6 @@
-import { StorageUnavailableError } from "@als/db";
 import { QdrantClient } from "@qdrant/js-client-rest";
 import { COLLECTION_NAMES, COLLECTIONS, type Collection, type PayloadKind } from "../collections.ts";
-import type { PointRef, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
+import { type PointRef, type VectorHit, type VectorIndex, VectorIndexUnavailableError, type VectorPoint, type VectorQuery } from "../vector-index.ts";
 import { pointIdOf } from "./point-id.ts";
 import { ORG_KEY, PROJECT_KEY, qdrantFilterOf, ROW_ID_KEY } from "./qdrant-filter.ts";
 
@@ -11,7 +10,15 @@ const DIMENSIONS = 384;
 export interface QdrantSettings {
   url: string;
   apiKey?: string;
+  /**
+   * Starts the name of each collection (DEFAULT_COLLECTION_PREFIX when absent). Deployments sharing
+   * one Qdrant server need one each: every deployment has the same local organisation and project,
+   * so their points would otherwise take each other's places.
+   */
+  collectionPrefix?: string;
 }
+
+export const DEFAULT_COLLECTION_PREFIX = "als_";
 
 /**
  * The VectorIndex on a Qdrant server: one collection per searchable table (cosine, 384 dimensions),
@@ -20,37 +27,54 @@ export interface QdrantSettings {
  */
 export class QdrantVectorIndex implements VectorIndex {
   private readonly client: QdrantClient;
+  private readonly prefix: string;
 
   constructor(settings: QdrantSettings) {
     // Compatibility is checked by the first request that fails, not by a request of its own at start.
     this.client = new QdrantClient({ url: settings.url, ...(settings.apiKey && { apiKey: settings.apiKey }), checkCompatibility: false });
+    this.prefix = settings.collectionPrefix ?? DEFAULT_COLLECTION_PREFIX;
   }
 
-  async ensureCollections(): Promise<boolean> {
-    let made = false;
+  /** The Qdrant collection of a searchable table. */
+  private qdrantName(collection: Collection): string {
+    return `${this.prefix}${collection}`;
+  }
+
+  async ensureCollections(beforeMaking?: () => Promise<void>): Promise<boolean> {
+    const missing: Collection[] = [];
     for (const collection of COLLECTION_NAMES) {
-      const name = qdrantName(collection);
-      if ((await reachable(this.client.collectionExists(name))).exists) continue;
+      if (!(await reachable(this.client.collectionExists(this.qdrantName(collection)))).exists) missing.push(collection);
+    }
+    if (missing.length > 0) await beforeMaking?.();
+    for (const collection of missing) {
+      const name = this.qdrantName(collection);
       try {
-        await this.client.createCollection(name, { vectors: { size: DIMENSIONS, distance: "Cosine" } });
+        await reachable(this.client.createCollection(name, { vectors: { size: DIMENSIONS, distance: "Cosine" } }));
       } catch (error) {
         // Another process made it first.
-        if ((await this.client.collectionExists(name)).exists) continue;
+        if ((await reachable(this.client.collectionExists(name))).exists) continue;
         throw error;
       }
-      const keys: Record<string, PayloadKind> = { [ORG_KEY]: "keyword", [PROJECT_KEY]: "keyword", ...COLLECTIONS[collection] };
-      for (const [field_name, field_schema] of Object.entries(keys)) {
-        await this.client.createPayloadIndex(name, { field_name, field_schema, wait: true });
-      }
-      made = true;
     }
-    return made;
+    // Every collection, old or new, gets the payload indexes it lacks: a start killed while making them leaves the rest to the next.
+    for (const collection of COLLECTION_NAMES) await this.ensurePayloadIndexes(collection);
+    return missing.length > 0;
+  }
+
+  private async ensurePayloadIndexes(collection: Collection): Promise<void> {
+    const name = this.qdrantName(collection);
+    const indexed = (await reachable(this.client.getCollection(name))).payload_schema;
+    const keys: Record<string, PayloadKind> = { [ORG_KEY]: "keyword", [PROJECT_KEY]: "keyword", ...COLLECTIONS[collection] };
+    for (const [field_name, field_schema] of Object.entries(keys)) {
+      if (indexed[field_name]) continue;
+      await reachable(this.client.createPayloadIndex(name, { field_name, field_schema, wait: true }));
+    }
   }
 
   async upsert(collection: Collection, points: VectorPoint[]): Promise<void> {
     if (points.length === 0) return;
     await reachable(
-      this.client.upsert(qdrantName(collection), {
+      this.client.upsert(this.qdrantName(collection), {
         wait: true,
         points: points.map((point) => ({
           id: pointIdOf(collection, point),
@@ -63,12 +87,12 @@ export class QdrantVectorIndex implements VectorIndex {
 
   async delete(collection: Collection, refs: PointRef[]): Promise<void> {
     if (refs.length === 0) return;
-    await reachable(this.client.delete(qdrantName(collection), { wait: true, points: refs.map((ref) => pointIdOf(collection, ref)) }));
+    await reachable(this.client.delete(this.qdrantName(collection), { wait: true, points: refs.map((ref) => pointIdOf(collection, ref)) }));
   }
 
   async search(collection: Collection, query: VectorQuery): Promise<VectorHit[]> {
     const { points } = await reachable(
-      this.client.query(qdrantName(collection), {
+      this.client.query(this.qdrantName(collection), {
         query: [...query.vector],
         filter: qdrantFilterOf(collection, query.filter),
         limit: query.topK,
@@ -80,21 +104,17 @@ export class QdrantVectorIndex implements VectorIndex {
   }
 }
 
-/** Collections of this service are prefixed, so they can share a Qdrant server with others. */
-function qdrantName(collection: Collection): string {
-  return `als_${collection}`;
-}
-
 /**
- * A Qdrant that cannot be reached, or answers with a server error, is storage that is unavailable
- * (503), like a database that is gone; an answer refusing the request is a bug and stays as it is.
+ * A Qdrant that cannot be reached, answers with a server error, or lacks a collection (a server
+ * that lost its storage; the sync makes them again) is storage that is unavailable (503), like a
+ * database that is gone; an answer refusing the request otherwise is a bug and stays as it is.
  */
 async function reachable<T>(request: Promise<T>): Promise<T> {
   try {
     return await request;
   } catch (error) {
     const status = (error as { status?: unknown }).status;
-    if (typeof status === "number" && status < 500) throw error;
-    throw new StorageUnavailableError(error);
+    if (typeof status === "number" && status < 500 && status !== 404) throw error;
+    throw new VectorIndexUnavailableError(error);
   }
 }
