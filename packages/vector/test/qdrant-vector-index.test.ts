@@ -1,4 +1,6 @@
+import { expect, test } from "bun:test";
 import { qdrantSkipReason, testQdrant } from "@als/test-support/qdrant.ts";
+import { QdrantVectorIndex, VectorIndexUnavailableError } from "../src/index.ts";
 import { vectorIndexContract } from "./vector-index.contract.ts";
 
 vectorIndexContract(
@@ -15,3 +17,16 @@ vectorIndexContract(
   },
   qdrantSkipReason,
 );
+
+test("a Qdrant that takes the connection but never answers is unavailable once the request's time is up", async () => {
+  const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  try {
+    const index = new QdrantVectorIndex({ url: `http://127.0.0.1:${silent.port}`, timeoutMs: 300 });
+    const started = performance.now();
+    const search = index.search("profiles", { vector: new Array(384).fill(0.05), filter: { scope: { orgId: "o", projectId: "p" }, must: [] }, topK: 1 });
+    await expect(search).rejects.toBeInstanceOf(VectorIndexUnavailableError);
+    expect(performance.now() - started).toBeLessThan(5000);
+  } finally {
+    silent.stop(true);
+  }
+});

@@ -16,9 +16,13 @@ export interface QdrantSettings {
    * so their points would otherwise take each other's places.
    */
   collectionPrefix?: string;
+  /** How long one request may take before Qdrant counts as unavailable (DEFAULT_TIMEOUT_MS when absent). */
+  timeoutMs?: number;
 }
 
 export const DEFAULT_COLLECTION_PREFIX = "als_";
+/** Far above a search (milliseconds) or a push of one batch (under a second); the client's own default is five minutes. */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
  * The VectorIndex on a Qdrant server: one collection per searchable table (cosine, 384 dimensions),
@@ -31,7 +35,12 @@ export class QdrantVectorIndex implements VectorIndex {
 
   constructor(settings: QdrantSettings) {
     // Compatibility is checked by the first request that fails, not by a request of its own at start.
-    this.client = new QdrantClient({ url: settings.url, ...(settings.apiKey && { apiKey: settings.apiKey }), checkCompatibility: false });
+    this.client = new QdrantClient({
+      url: settings.url,
+      ...(settings.apiKey && { apiKey: settings.apiKey }),
+      timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      checkCompatibility: false,
+    });
     this.prefix = settings.collectionPrefix ?? DEFAULT_COLLECTION_PREFIX;
   }
 
