@@ -9,12 +9,18 @@
  *   bun bench/unified-search.ts [--sizes 10000,100000] [--modes embedded,full] [--queries 200] [--warmup 20]
  *     [--concurrency 16] [--requests 480] [--max-row-seconds 30] [--recall-queries 50] [--max-recall-seconds 90]
  *     [--per-user 100] [--pool 10] [--postgres-url <server; default: bash infra/postgres.sh url>] [--reseed] [--seed-only]
- *     [--vector-index in-process|pgvector] [--clients in-process|process] [--embed-only]
+ *     [--vector-index in-process|pgvector|qdrant] [--qdrant-url <server; default: QDRANT_URL>] [--qdrant-pid <its process>]
+ *     [--clients in-process|process] [--embed-only]
  *
  * The floor beside every row: the same queries (its c=1 and c=16 lists) through the embedding pool
  * alone (embedQuery of a second embedder on the same model, so that its cache does not answer the
  * searches that follow), and the ratios of the search to it. --embed-only measures that floor alone,
  * on fresh queries, without opening a database.
+ *
+ * --vector-index qdrant asks a Qdrant server for the vector arm, as the service does with QDRANT_URL:
+ * collections of each seeded database's own (bench_<mode>_<size>_...), filled from it through the
+ * outbox the first time and reused while they hold it. The API process's memory (RSS) is reported
+ * beside every row, and the Qdrant server's too when --qdrant-pid names it.
  *
  * --clients process runs the timed rows' clients in a Bun process of their own (they still share
  * the machine's cores), so the server's event loop serves only the server, as with real agents.
@@ -24,6 +30,7 @@
  * and reused while corpora, layout and table definitions are unchanged. Progress goes to stderr,
  * the report to stdout.
  */
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "@als/ai";
@@ -32,13 +39,16 @@ import {
   ChangeLogFollower,
   type CoreDeps,
   createProcessServices,
+  drainVectorOutbox,
   ProcessActivity,
+  prepareVectorIndex,
   searchAgentPlaybooks,
   searchProfiles,
   searchUserPlaybooks,
   systemClock,
 } from "@als/core";
-import { type Database, LOCAL_SCOPE, type Sql } from "@als/db";
+import { type Database, LOCAL_SCOPE, type Sql, vectorOutbox } from "@als/db";
+import { QdrantVectorIndex } from "@als/vector";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, prng, profileTexts, queryTexts } from "./lib/corpus.ts";
@@ -77,8 +87,11 @@ function options() {
       "per-user": { type: "string", default: "100" },
       pool: { type: "string", default: "10" },
       "postgres-url": { type: "string" },
-      /** The vector arm of project-wide searches: the in-process index the service keeps by default (VECTOR_INDEX), or pgvector. */
+      /** The vector arm of project-wide searches: the in-process index the service keeps by default (VECTOR_INDEX), pgvector, or a Qdrant server. */
       "vector-index": { type: "string", default: "in-process" },
+      "qdrant-url": { type: "string" },
+      /** The Qdrant server's process, whose memory is reported beside the API process's. */
+      "qdrant-pid": { type: "string" },
       /** Where the timed rows' clients run: in this process, sharing the server's event loop, or in a process of their own. */
       clients: { type: "string", default: "in-process" },
       reseed: { type: "boolean", default: false },
@@ -102,6 +115,8 @@ function options() {
     pool: integerOption("pool", values.pool, 1),
     postgresUrl: values["postgres-url"] ?? (modes.includes("full") ? postgresServerUrl(ROOT) : "postgres://unused"),
     vectorIndex: vectorIndexOption(values["vector-index"]),
+    qdrantUrl: values["qdrant-url"] ?? process.env.QDRANT_URL,
+    qdrantPid: values["qdrant-pid"] === undefined ? undefined : integerOption("qdrant-pid", values["qdrant-pid"], 1),
     clients: clientsOption(values.clients),
     reseed: values.reseed,
     seedOnly: values["seed-only"],
@@ -114,9 +129,24 @@ function clientsOption(value: string): "in-process" | "process" {
   throw new Error(`--clients: "in-process" or "process", not "${value}"`);
 }
 
-function vectorIndexOption(value: string): "in-process" | "pgvector" {
-  if (value === "in-process" || value === "pgvector") return value;
-  throw new Error(`--vector-index: "in-process" or "pgvector", not "${value}"`);
+function vectorIndexOption(value: string): "in-process" | "pgvector" | "qdrant" {
+  if (value === "in-process" || value === "pgvector" || value === "qdrant") return value;
+  throw new Error(`--vector-index: "in-process", "pgvector" or "qdrant", not "${value}"`);
+}
+
+const MB = 1024 * 1024;
+
+/** The Qdrant server's version, as its root answers it. */
+async function qdrantVersion(url: string): Promise<string> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+  return ((await response.json()) as { version: string }).version;
+}
+
+/** Resident memory of a process (VmRSS), in MB. */
+function rssMbOf(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kb) / 1024;
 }
 
 const progress = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -166,6 +196,8 @@ interface Row {
   embedOnly: EmbedOnly;
   recall: Map<RecallTarget, RecallResult>;
   recallCappedAt?: number;
+  /** Resident memory (MB) of the API process: before its vector index was opened, once ready, and after the timed rows; of the Qdrant server after them. */
+  memory: { beforeIndex: number; indexReady: number; afterLoad: number; qdrant?: number };
   location: string;
   seeded: LearningsSeedTimings | null;
   seededBefore: LearningsSeedTimings | null;
@@ -188,6 +220,7 @@ function queryStream() {
 
 async function main() {
   const opts = options();
+  if (opts.vectorIndex === "qdrant" && !opts.qdrantUrl) throw new Error("--vector-index qdrant needs --qdrant-url or QDRANT_URL");
   const startedAt = performance.now();
   const loadAtStart = loadAverage();
   progress(`sizes ${opts.sizes.join(",")}; modes ${opts.modes.join(",")}`);
@@ -235,6 +268,8 @@ async function main() {
       }
       if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
       const deps: CoreDeps = { db: dataset.db, services: createProcessServices(dataset.db, new ProcessActivity()), embedder, now: systemClock };
+      Bun.gc(true);
+      const beforeIndex = process.memoryUsage.rss() / MB;
       let follower: ChangeLogFollower | undefined;
       if (opts.vectorIndex === "in-process") {
         // As the service keeps it: embedded saved beside its data directory (built from the tables
@@ -247,7 +282,18 @@ async function main() {
         await follower.drain();
         deps.vectorIndex = follower;
         progress(`${mode} ${sizeLabel(size)}: in-process vector index from the ${follower.startedFrom}, ready in ${seconds(performance.now() - t)}`);
+      } else if (opts.vectorIndex === "qdrant") {
+        // As a starting process prepares it; the drains the sync loop would run, all at once.
+        const t = performance.now();
+        const vectorIndex = new QdrantVectorIndex({ url: opts.qdrantUrl!, collectionPrefix: `bench_${mode}_${sizeLabel(size)}_` });
+        await prepareVectorIndex({ db: dataset.db, vectorIndex });
+        const pending = await vectorOutbox.countPending(dataset.db);
+        await drainVectorOutbox({ db: dataset.db, vectorIndex }, 1000);
+        deps.vectorIndex = vectorIndex;
+        progress(`${mode} ${sizeLabel(size)}: Qdrant at ${opts.qdrantUrl}, ${pending} points pushed, ready in ${seconds(performance.now() - t)}`);
       }
+      Bun.gc(true);
+      const indexReady = process.memoryUsage.rss() / MB;
       const app = buildApp({ deps, log: createLogger("error"), mode, serverTiming: true });
       app.listen({ hostname: "127.0.0.1", port: 0 });
       const url = `http://127.0.0.1:${app.server!.port}/api/search`;
@@ -281,6 +327,13 @@ async function main() {
           `${mode} ${sizeLabel(size)} c=${opts.concurrency}: n=${concurrent.requests} ${(concurrent.requests / (concurrent.wallMillis / 1000)).toFixed(1)} req/s, errors ${concurrent.samples.length === concurrent.requests ? 0 : concurrent.requests - concurrent.samples.length}`,
         );
 
+        Bun.gc(true);
+        const memory = {
+          beforeIndex,
+          indexReady,
+          afterLoad: process.memoryUsage.rss() / MB,
+          ...(opts.qdrantPid !== undefined && { qdrant: rssMbOf(opts.qdrantPid) }),
+        };
         const { results: recall, cappedAt: recallCappedAt } = await measureRecall(
           deps,
           users,
@@ -297,6 +350,7 @@ async function main() {
           embedOnly: floor,
           recall,
           ...(recallCappedAt ? { recallCappedAt } : {}),
+          memory,
           location: dataset.location,
           seeded: dataset.seeded,
           seededBefore: dataset.seededBefore,
@@ -321,6 +375,7 @@ async function main() {
     loadAtStart,
     totalMillis: performance.now() - startedAt,
     modelId: embedder.modelId,
+    vectorIndexFact: opts.vectorIndex === "qdrant" ? `Qdrant ${await qdrantVersion(opts.qdrantUrl!)} at ${opts.qdrantUrl}` : opts.vectorIndex,
   });
 }
 
@@ -496,6 +551,7 @@ function report(input: {
   loadAtStart: string;
   totalMillis: number;
   modelId: string;
+  vectorIndexFact: string;
 }) {
   const { opts, rows, engines } = input;
   const c = opts.concurrency;
@@ -507,6 +563,7 @@ function report(input: {
     `- embedded: PGlite ${packageVersion("@electric-sql/pglite", `${ROOT}/packages/db`)} in process, data directory on disk: ${engines.get("embedded") ?? "not run"}`,
     `- full: ${engines.get("full") ?? "not run"}; pool of ${opts.pool} connections`,
     `- embedder: local ${input.modelId} (the floor of each row: the table after the next)`,
+    `- vector index: ${input.vectorIndexFact}`,
     `- load average (1/5/15 min) at start ${input.loadAtStart}, at end ${loadAverage()}; other processes on the machine add noise`,
     "",
     `Method: the real app (buildApp) served by \`app.listen\` on 127.0.0.1 at a random port, ${opts.clients === "process" ? `its clients in a process of their own (sharing the machine's ${availableParallelism()} cores, not the server's event loop)` : `in the same process as the clients (they share its event loop and the machine's ${availableParallelism()} cores)`}; ` +
@@ -560,6 +617,7 @@ function report(input: {
     "",
   );
 
+  out.push(...memoryReport(rows, opts.vectorIndex));
   out.push(...floorReport(rows, c));
   out.push(...stageReport(rows, c));
 
@@ -666,6 +724,30 @@ function stageReport(rows: Row[], c: number): string[] {
       stageNames(loads.map((load) => load.result.stages)).map((stage) => [
         stage,
         ...loads.map((load) => stageCell(load.result.stages, stage, load.result.samples.length)),
+      ]),
+    ),
+    "",
+  ];
+}
+
+/** The API process's resident memory around its vector index, and the Qdrant server's. */
+function memoryReport(rows: Row[], vectorIndex: string): string[] {
+  return [
+    "### Memory (resident, MB)",
+    "",
+    "The API process is the bench's own (it also holds the corpus vectors and the floor's second embedder, alike in every row): " +
+      `before its vector index (${vectorIndex}) was opened, once the index was ready, and after the timed rows; the Qdrant server's after them (--qdrant-pid).`,
+    "",
+    markdownTable(
+      ["mode", "learnings/type", "API before index", "API index ready", "API after load", "index in the API process", "Qdrant server"],
+      rows.map((r) => [
+        r.mode,
+        sizeLabel(r.size),
+        r.memory.beforeIndex.toFixed(0),
+        r.memory.indexReady.toFixed(0),
+        r.memory.afterLoad.toFixed(0),
+        (r.memory.indexReady - r.memory.beforeIndex).toFixed(0),
+        r.memory.qdrant === undefined ? "–" : r.memory.qdrant.toFixed(0),
       ]),
     ),
     "",
