@@ -27,3 +27,6 @@ if [ ! -f "$stamp" ] || [ "$ROOT/bun.lock" -nt "$stamp" ] || [ "$ROOT/package.js
 fi
 
 bash "$ROOT/scripts/install-model.sh"
+
+# The worker as one module for plain Node (apps/worker/build.ts says why): about a second.
+(cd "$ROOT" && bun apps/worker/build.ts)

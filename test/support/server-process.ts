@@ -1,4 +1,5 @@
 import type { Subprocess } from "bun";
+import { workerCommand } from "./worker-bundle.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const SERVER_MAIN = new URL("../../apps/server/src/main.ts", import.meta.url).pathname;
@@ -37,7 +38,7 @@ export function spawnServer(port: number, env: Record<string, string>, { log = "
 
 /** A full-mode worker as its own process (on Node, as in production), configured by `env` only. */
 export function spawnWorker(env: Record<string, string>): Subprocess {
-  return Bun.spawn(["node", "--import", "tsx", "apps/worker/src/main.ts"], {
+  return Bun.spawn(workerCommand(), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "error", ...env },
     stdout: "ignore",

@@ -8,6 +8,7 @@ import { type FakeLlmHandler, startFakeLlmServer } from "@als/test-support/llm-s
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import { sharedProcessActivity } from "@als/test-support/process-activity.ts";
 import { registerProject } from "@als/test-support/register-project.ts";
+import { workerCommand } from "@als/test-support/worker-bundle.ts";
 import { scheduleThroughTemporal } from "@als/workflows/schedule-through-temporal";
 import { Client, Connection } from "@temporalio/client";
 
@@ -22,7 +23,8 @@ export function requiredEnv(name: string): string {
 
 /** A worker as its own process, as in production, so a test can kill it outright. */
 export function spawnWorker(options: { databaseUrl: string; taskQueue: string; llmBaseUrl: string; env?: Record<string, string> }): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+  const [node, ...args] = workerCommand();
+  return spawn(node as string, args, {
     cwd: ROOT,
     env: {
       ...process.env,
