@@ -20,7 +20,7 @@ export interface QdrantSettings {
   timeoutMs?: number;
 }
 
-export const DEFAULT_COLLECTION_PREFIX = "als_";
+const DEFAULT_COLLECTION_PREFIX = "als_";
 /** Far above a search (milliseconds) or a push of one batch (under a second); the client's own default is five minutes. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 
