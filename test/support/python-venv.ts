@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -22,26 +22,68 @@ async function runBounded(cmd: string[]): Promise<number> {
 }
 
 /**
+ * Runs `work` holding the lock directory `lock` (mkdir is atomic): the two modes' suites and their
+ * halves run side by side, and two of them may want the same environment at once (a second pip
+ * into a half-made venv found no pip). A lock whose holder died is taken over.
+ */
+async function holding<T>(lock: string, work: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + PIP_DEADLINE_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), String(process.pid));
+      break;
+    } catch {
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(join(lock, "pid"), "utf8"));
+      } catch {
+        // Just made, or just removed: look again.
+      }
+      if (holder > 0 && !alive(holder)) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > giveUpAt) throw new Error(`${lock} is still held after ${PIP_DEADLINE_MS / 60_000} minutes`);
+      else await Bun.sleep(500);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The Python of the virtual environment `.venvs/<name>`, created with the first of `pythons` found
  * when missing, and brought to `requirements` (every package pinned, installed without a resolver)
  * unless the stamp says it already is.
  */
 export async function ensurePythonVenv(name: string, pythons: string[], requirements: string): Promise<string> {
-  const venv = join(ROOT, ".venvs", name);
-  const python = join(venv, "bin", "python");
-  if (!existsSync(python)) {
-    const base = findPython(pythons);
-    if (!base) throw new Error(`${name} needs one of ${pythons.join(", ")}; none is installed`);
-    mkdirSync(join(ROOT, ".venvs"), { recursive: true });
-    console.error(`== creating ${venv} with ${base}`);
-    if ((await runBounded([base, "-m", "venv", venv])) !== 0) throw new Error(`could not create ${venv}`);
-  }
-  const stamp = join(venv, ".requirements.sha256");
-  const wanted = createHash("sha256").update(readFileSync(requirements)).digest("hex");
-  if (existsSync(stamp) && readFileSync(stamp, "utf8").trim() === wanted) return python;
-  console.error(`== installing ${requirements} into ${venv}`);
-  const installed = await runBounded([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps", "-r", requirements]);
-  if (installed !== 0) throw new Error(`pip install -r ${requirements} failed`);
-  writeFileSync(stamp, `${wanted}\n`);
-  return python;
+  mkdirSync(join(ROOT, ".venvs"), { recursive: true });
+  return holding(join(ROOT, ".venvs", `${name}.lock`), async () => {
+    const venv = join(ROOT, ".venvs", name);
+    const python = join(venv, "bin", "python");
+    if (!existsSync(python)) {
+      const base = findPython(pythons);
+      if (!base) throw new Error(`${name} needs one of ${pythons.join(", ")}; none is installed`);
+      console.error(`== creating ${venv} with ${base}`);
+      if ((await runBounded([base, "-m", "venv", venv])) !== 0) throw new Error(`could not create ${venv}`);
+    }
+    const stamp = join(venv, ".requirements.sha256");
+    const wanted = createHash("sha256").update(readFileSync(requirements)).digest("hex");
+    if (existsSync(stamp) && readFileSync(stamp, "utf8").trim() === wanted) return python;
+    console.error(`== installing ${requirements} into ${venv}`);
+    const installed = await runBounded([python, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-deps", "-r", requirements]);
+    if (installed !== 0) throw new Error(`pip install -r ${requirements} failed`);
+    writeFileSync(stamp, `${wanted}\n`);
+    return python;
+  });
 }

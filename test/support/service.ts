@@ -40,6 +40,8 @@ export interface TestServiceOptions {
   dataSources?: DataSourceSettings;
   /** How long a call may wait on the storage; unset: the defaults. */
   storageTimeouts?: StorageTimeouts;
+  /** How long a request may run before it answers 504 (backstop_timeout); unset: the server's default. */
+  backstopMs?: number;
   /**
    * "in-process": searches go through the in-process indexes, and PGlite drops the learnings' HNSW
    * indexes beside them, as an embedded server does by default; unset: TEST_VECTOR_INDEX, else the
@@ -95,6 +97,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
     ...(options.rateLimits && { rateLimits: options.rateLimits }),
     ...(options.accounts && { accounts: options.accounts }),
     ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
+    ...(options.backstopMs && { backstopMs: options.backstopMs }),
   });
 
   /** Waits for the reconciler to finish what is due; fails when one of its passes failed. */

@@ -203,13 +203,15 @@ describe("search text is bounded", () => {
 
 describe("bulk writes", () => {
   test("a bulk add beyond one statement's 65,535 parameters is written whole", async () => {
-    // Its own service, whose statements may run past the default 30 s: 4,700 rows' vector and
-    // full-text index entries take that long on a machine loaded by the other mode's suite, and
-    // what is checked here is that the rows are split over statements of one transaction. Embedded
+    // Its own service, whose statements may run past the default 30 s and the request past the
+    // default 60 s: embedding 4,700 texts and writing their vector and full-text index entries take
+    // that long on a machine loaded by the other suites, and what is checked here is that the rows
+    // are split over statements of one transaction. Embedded
     // beside the in-process index, as an embedded server runs by default: PGlite then keeps no
     // HNSW index of the learnings, whose upkeep on its one thread would take most of the time.
     const bulk = await startTestService({
       storageTimeouts: { ...DEFAULT_STORAGE_TIMEOUTS, statementMs: 110_000 },
+      backstopMs: 220_000,
       ...(testMode === "embedded" && { vectorIndex: "in-process" as const }),
     });
     try {
