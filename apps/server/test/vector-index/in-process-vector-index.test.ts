@@ -6,6 +6,7 @@ import { ChangeLogFollower } from "@als/core";
 import { addAgentPlaybooks, addUserPlaybooks } from "@als/test-support/playbooks.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { bearer, createTenant, type Tenant } from "@als/test-support/tenants.ts";
+import { bothPaths as answeredBothWays } from "@als/test-support/vector-index-paths.ts";
 import { InProcessVectorIndex } from "@als/vector";
 
 // The in-process vector index as the embedded service keeps it: saved to a directory, loaded at the
@@ -25,15 +26,7 @@ const searchAgents = (query: string, extra: object = {}) =>
   svc.call("POST", "/api/search_agent_playbooks", { query, top_k: 5, threshold: 0, search_mode: "vector", ...extra });
 
 /** The same request answered by pgvector and by the in-process index. */
-async function bothPaths(path: string, body: object) {
-  svc.deps.vectorIndex = undefined;
-  const inSql = await svc.call("POST", path, body);
-  svc.deps.vectorIndex = follower;
-  const viaIndex = await svc.call("POST", path, body);
-  expect(inSql.status).toBe(200);
-  expect(viaIndex.status).toBe(200);
-  return { inSql: inSql.body, viaIndex: viaIndex.body };
-}
+const bothPaths = (path: string, body: object) => answeredBothWays(svc, follower, path, body);
 
 /** A follower as a starting process opens it; searches use pgvector until its first catch-up is done. */
 async function openFollower(on: TestService = svc): Promise<ChangeLogFollower> {

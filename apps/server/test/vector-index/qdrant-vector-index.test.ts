@@ -6,6 +6,7 @@ import { qdrantSkipReason, type TestQdrant, testQdrant } from "@als/test-support
 import { randomPort } from "@als/test-support/server-process.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { bearer, createTenant } from "@als/test-support/tenants.ts";
+import { bothPaths as answeredBothWays } from "@als/test-support/vector-index-paths.ts";
 import { QdrantVectorIndex, type VectorIndex, VectorIndexUnavailableError } from "@als/vector";
 
 // Qdrant as the service keeps it beside PostgreSQL, on a real server (QDRANT_URL): filled from the
@@ -29,15 +30,7 @@ const agentIds = (body: any) => body.agent_playbooks.map((p: any) => p.agent_pla
 const searchAgents = (query: string) => svc.call("POST", "/api/search_agent_playbooks", { query, top_k: 5, threshold: 0, search_mode: "vector" });
 
 /** The same request answered by pgvector and through Qdrant. */
-async function bothPaths(path: string, body: object) {
-  svc.deps.vectorIndex = undefined;
-  const inSql = await svc.call("POST", path, body);
-  svc.deps.vectorIndex = index;
-  const viaIndex = await svc.call("POST", path, body);
-  expect(inSql.status).toBe(200);
-  expect(viaIndex.status).toBe(200);
-  return { inSql: inSql.body, viaIndex: viaIndex.body };
-}
+const bothPaths = (path: string, body: object) => answeredBothWays(svc, index, path, body);
 
 async function expectSameAsPgvector() {
   for (const search_mode of ["vector", "hybrid"]) {

@@ -3,6 +3,7 @@ import { drainVectorOutbox, prepareVectorIndex } from "@als/core";
 import { addAgentPlaybooks, addUserPlaybooks } from "@als/test-support/playbooks.ts";
 import { qdrantSkipReason, testQdrant } from "@als/test-support/qdrant.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
+import { bothPaths as answeredBothWays } from "@als/test-support/vector-index-paths.ts";
 import { PgVectorIndex, type VectorIndex } from "@als/vector";
 
 // The ranked searches with a vector index configured (as with QDRANT_URL) ask it for the vector
@@ -77,16 +78,11 @@ afterAll(async () => {
   await qdrant?.drop();
 });
 
-/** The same request answered without and with the vector index. */
+/** The same request answered without and with the vector index; the service is left without one. */
 async function bothPaths(path: string, body: object) {
+  const answers = await answeredBothWays(svc, index, path, body);
   svc.deps.vectorIndex = undefined;
-  const inSql = await svc.call("POST", path, body);
-  svc.deps.vectorIndex = index;
-  const viaIndex = await svc.call("POST", path, body);
-  svc.deps.vectorIndex = undefined;
-  expect(inSql.status).toBe(200);
-  expect(viaIndex.status).toBe(200);
-  return { inSql: inSql.body, viaIndex: viaIndex.body };
+  return answers;
 }
 
 const MODES = ["vector", "hybrid"];
