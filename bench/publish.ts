@@ -13,7 +13,7 @@
  *
  * --signals temporal (excluded rows): the orchestrator sends the learning workflow's signals to
  * the Temporal server of `bash infra/temporal.sh address` as the full-mode service does
- * (learningSignalsTo in apps/server/src/compose.ts), on a task queue of the row's own with no worker.
+ * (learningSignalsTo in apps/server/src/temporal-orchestrator.ts), on a task queue of the row's own with no worker.
  *
  * --padding-words appends that many words (a pasted log) to every user turn, so windows outgrow the
  * input budget; included rows report the LLM tokens per learned request either way.
@@ -33,8 +33,8 @@ import { scriptedReply, startScriptedLlm } from "@als/test-support/scripted-llm.
 import { Client, Connection } from "@temporalio/client";
 import postgres from "postgres";
 import { buildApp } from "../apps/server/src/app.ts";
-import { learningSignalsTo } from "../apps/server/src/compose.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
+import { learningSignalsTo } from "../apps/server/src/temporal-orchestrator.ts";
 import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
 import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption } from "./lib/options.ts";

@@ -1,7 +1,6 @@
 import { loadSettings, type Settings } from "@als/core";
 import { guardProcessAgainstStorageFailures } from "@als/db";
 import { type AccountServices, createAccountServices } from "@als/identity";
-import { startTracing } from "@als/telemetry";
 import { buildApp } from "./app.ts";
 import { composeService } from "./compose.ts";
 import { createLogger } from "./logger.ts";
@@ -14,8 +13,9 @@ try {
   process.exit(1);
 }
 const log = createLogger(settings.logLevel);
-// Before anything opens a span (or a Temporal client that carries them): off unless an OTLP endpoint is set.
-const tracing = settings.tracing && startTracing(settings.tracing, "agent-learning-api");
+// Before anything opens a span (or a Temporal client that carries them): off unless an OTLP endpoint
+// is set, and then the only time the SDK and its exporter are loaded.
+const tracing = settings.tracing && (await import("@als/telemetry/start-tracing")).startTracing(settings.tracing, "agent-learning-api");
 // A dropped database connection fails the requests using it (503); it must not end the process.
 guardProcessAgainstStorageFailures(log);
 let service: Awaited<ReturnType<typeof composeService>>;

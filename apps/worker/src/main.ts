@@ -1,6 +1,6 @@
 import { loadSettings } from "@als/core";
 import { guardProcessAgainstStorageFailures } from "@als/db";
-import { startTracing } from "@als/telemetry";
+import { startTracing } from "@als/telemetry/start-tracing";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { freeLoopbackPort } from "./free-loopback-port.ts";
 import { startWorker } from "./start-worker.ts";

@@ -15,30 +15,7 @@ import {
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { OtlpFetchExporter } from "./otlp-fetch-exporter.ts";
 import { redactingProcessor } from "./redacting-processor.ts";
-
-/** The samplers of OTEL_TRACES_SAMPLER (the SDK's standard names). */
-export const SAMPLER_NAMES = [
-  "always_on",
-  "always_off",
-  "traceidratio",
-  "parentbased_always_on",
-  "parentbased_always_off",
-  "parentbased_traceidratio",
-] as const;
-export type SamplerName = (typeof SAMPLER_NAMES)[number];
-
-/** Where and how spans are exported (OTEL_* settings); absent settings: no tracing at all. */
-export interface TracingSettings {
-  /** The OTLP/HTTP traces URL (…/v1/traces). */
-  url: string;
-  /** Sent with each export (a collector's credentials): never logged. */
-  headers: Record<string, string>;
-  /** OTEL_SERVICE_NAME; unset: the process's own name. */
-  serviceName?: string;
-  sampler: SamplerName;
-  /** The ratio of the ratio samplers, 0 to 1. */
-  samplerRatio: number;
-}
+import type { TracingSettings } from "./tracing-settings.ts";
 
 /** Spans are sent in batches of at most this many, at least this often; past the queue's size new ones are dropped, never waited for. */
 const BATCH = { maxExportBatchSize: 512, scheduledDelayMillis: 1_000, maxQueueSize: 4_096, exportTimeoutMillis: 5_000 };

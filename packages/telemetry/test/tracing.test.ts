@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { loadSettings } from "@als/core";
-import { activeTraceId, inSpan, startTracing, tracingOn } from "@als/telemetry";
+import { activeTraceId, inSpan, tracingOn } from "@als/telemetry";
+import { startTracing } from "@als/telemetry/start-tracing";
 import { startOtlpReceiver } from "@als/test-support/otlp-receiver.ts";
 import { createLogger } from "../../../apps/server/src/logger.ts";
 import { withTraceIds } from "../../../apps/worker/src/trace-id-logger.ts";

@@ -1,6 +1,4 @@
 import { createClient } from "@als/client";
-import { createMcpServer } from "@als/mcp";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { IncomingRequest } from "../context.ts";
 
 /** What the /mcp route needs of the app around it. */
@@ -28,6 +26,11 @@ export async function serveMcp(route: McpRouteDeps, request: Request, incoming: 
     // The caller's MCP client decides whether to try again; one tool call is one REST call.
     retries: 0,
   });
+  // Loaded at the first MCP request rather than at every start: the SDK takes about 0.1 s of CPU to load.
+  const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+    import("@als/mcp"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+  ]);
   const server = createMcpServer(client);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);

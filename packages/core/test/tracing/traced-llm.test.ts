@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createLlm } from "@als/ai";
 import { tracedLlm } from "@als/core";
-import { startTracing } from "@als/telemetry";
+import { startTracing } from "@als/telemetry/start-tracing";
 import { startFakeLlmServer } from "@als/test-support/llm-server.ts";
 import { startOtlpReceiver } from "@als/test-support/otlp-receiver.ts";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-import { createTransport } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { MailDeliveryError } from "./mail-delivery-error.ts";
 import type { Mailer } from "./mailer.ts";
 
@@ -9,21 +9,25 @@ import type { Mailer } from "./mailer.ts";
  */
 const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000, dnsTimeout: 5_000 } as const;
 
-/** Sends through the SMTP server of `smtpUrl`; one connection per mail, as mails are rare. */
+/**
+ * Sends through the SMTP server of `smtpUrl`; one connection per mail, as mails are rare. nodemailer
+ * is loaded with the first mail, not at every start of a process that may never send one.
+ */
 export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
   const server = describeServer(smtpUrl);
-  const transport = createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS });
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(mail) {
       try {
-        await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+        transport ??= import("nodemailer").then(({ createTransport }) => createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS }));
+        await (await transport).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new MailDeliveryError(`could not send the mail "${mail.subject}" to ${mail.to} through ${server}: ${reason}`, { cause: error });
       }
     },
     async close() {
-      transport.close();
+      (await transport)?.close();
     },
   };
 }
