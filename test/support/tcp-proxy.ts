@@ -29,9 +29,10 @@ export interface TcpProxy {
 /**
  * A TCP proxy on 127.0.0.1 in front of `target`, for tests that cut the path between a process and
  * PostgreSQL the way a network does: `hold()` stops forwarding without closing anything (sockets
- * stay open and silent, as in a partition), `reset()` kills the connections.
+ * stay open and silent, as in a partition), `reset()` kills the connections. `port` unset: one the
+ * system picks; set: a server that comes up on a port its clients were already told.
  */
-export function startTcpProxy(target: { host: string; port: number }): TcpProxy {
+export function startTcpProxy(target: { host: string; port: number }, port = 0): TcpProxy {
   let held = false;
   const pairs = new Set<{ client: Socket<Side>; upstream?: Socket<Side> }>();
 
@@ -59,7 +60,7 @@ export function startTcpProxy(target: { host: string; port: number }): TcpProxy 
 
   const listener = Bun.listen<Side>({
     hostname: "127.0.0.1",
-    port: 0,
+    port,
     socket: {
       open(client) {
         const toUpstream: Pipe = { to: undefined, pending: [], ended: false };

@@ -1,7 +1,7 @@
 import { createEmbedder, createLlm, createLocalReranker } from "@als/ai";
 import { createComputePool } from "@als/compute";
 import { type Database, learningHnsw, openDatabase } from "@als/db";
-import { QdrantVectorIndex } from "@als/vector";
+import { QdrantVectorIndex, VectorIndexUnavailableError } from "@als/vector";
 import { followConfigChanges } from "./config/follow-config-changes.ts";
 import { type CoreDeps, systemClock } from "./deps.ts";
 import { ProcessActivity } from "./metrics/process-activity.ts";
@@ -66,7 +66,12 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
     await keepLearningHnswWhereSearched(db, settings.vectorIndex?.kind ?? "pgvector", log);
     if (settings.vectorIndex?.kind === "qdrant") {
       const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
-      await prepareVectorIndex({ db, vectorIndex });
+      // Qdrant out of reach at start is an outage like a later one: the process starts, the requests
+      // that need the index answer 503, and the sync loop prepares it again once it answers.
+      await prepareVectorIndex({ db, vectorIndex }).catch((error: unknown) => {
+        if (!(error instanceof VectorIndexUnavailableError)) throw error;
+        log.error("vector index unavailable at start; the sync loop prepares it once it answers", { error: String(error) });
+      });
       deps.vectorIndex = vectorIndex;
     } else if (settings.vectorIndex?.kind === "in-process") {
       const follower = await ChangeLogFollower.open(db, {
