@@ -117,9 +117,12 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
     log.info("re-embedding scheduled", { modelId: deps.embedder.modelId, started });
     await scheduleWaitingWork(client, deps, temporal.taskQueue, log);
   } catch (error) {
-    worker.shutdown();
+    // Stopped meanwhile (SIGTERM while a long backlog was being scheduled): the scheduling failed
+    // because the stop closed what it used, and the stop is what happened, not a failed start.
+    const stopped = worker.getState() !== "RUNNING";
+    if (!stopped) worker.shutdown();
     await finished;
-    throw error;
+    if (!stopped) throw error;
   }
   return { shutdown: () => worker.shutdown(), finished };
 }

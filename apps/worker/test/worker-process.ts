@@ -21,8 +21,14 @@ export function requiredEnv(name: string): string {
   return value;
 }
 
-/** A worker as its own process, as in production, so a test can kill it outright. */
-export function spawnWorker(options: { databaseUrl: string; taskQueue: string; llmBaseUrl: string; env?: Record<string, string> }): ChildProcess {
+/** A worker as its own process, as in production, so a test can kill it outright; `piped`: its output is the test's to read. */
+export function spawnWorker(options: {
+  databaseUrl: string;
+  taskQueue: string;
+  llmBaseUrl: string;
+  env?: Record<string, string>;
+  piped?: boolean;
+}): ChildProcess {
   const [node, ...args] = workerCommand();
   return spawn(node as string, args, {
     cwd: ROOT,
@@ -39,7 +45,7 @@ export function spawnWorker(options: { databaseUrl: string; taskQueue: string; l
       LOG_LEVEL: "error",
       ...options.env,
     },
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", options.piped ? "pipe" : "inherit", options.piped ? "pipe" : "inherit"],
   });
 }
 
