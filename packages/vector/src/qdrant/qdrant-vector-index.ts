@@ -40,6 +40,10 @@ export class QdrantVectorIndex implements VectorIndex {
       ...(settings.apiKey && { apiKey: settings.apiKey }),
       timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       checkCompatibility: false,
+      // Uncompressed answers: asked for brotli (fetch's default Accept-Encoding), Qdrant streams a
+      // search's few hundred bytes as its headers and a chunk written apart, and the chunk often
+      // waits out the client's delayed ACK (40 ms on Linux) behind Nagle's algorithm on its socket.
+      headers: { "accept-encoding": "identity" },
     });
     this.prefix = settings.collectionPrefix ?? DEFAULT_COLLECTION_PREFIX;
   }
