@@ -30,3 +30,22 @@ test("a Qdrant that takes the connection but never answers is unavailable once t
     silent.stop(true);
   }
 });
+
+test("searches ask Qdrant for uncompressed answers: a compressed one is written in two parts, the second often held 40 ms by delayed ACKs", async () => {
+  const encodings: (string | null)[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      encodings.push(request.headers.get("accept-encoding"));
+      return Response.json({ status: "ok", time: 0, result: { points: [] } });
+    },
+  });
+  try {
+    const index = new QdrantVectorIndex({ url: `http://127.0.0.1:${server.port}` });
+    await index.search("profiles", { vector: new Array(384).fill(0.05), filter: { scope: { orgId: "o", projectId: "p" }, must: [] }, topK: 1 });
+    expect(encodings).toEqual(["identity"]);
+  } finally {
+    server.stop(true);
+  }
+});

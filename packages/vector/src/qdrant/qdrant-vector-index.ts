@@ -48,6 +48,10 @@ export class QdrantVectorIndex implements VectorIndex {
       timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(CONNECTION_HEADERS && { headers: CONNECTION_HEADERS }),
       checkCompatibility: false,
+      // Uncompressed answers: asked for brotli (fetch's default Accept-Encoding), Qdrant streams a
+      // search's few hundred bytes as its headers and a chunk written apart, and the chunk often
+      // waits out the client's delayed ACK (40 ms on Linux) behind Nagle's algorithm on its socket.
+      headers: { "accept-encoding": "identity" },
     });
     this.prefix = settings.collectionPrefix ?? DEFAULT_COLLECTION_PREFIX;
   }
