@@ -23,13 +23,6 @@ export interface QdrantSettings {
 const DEFAULT_COLLECTION_PREFIX = "als_";
 /** Far above a search (milliseconds) or a push of one batch (under a second); the client's own default is five minutes. */
 const DEFAULT_TIMEOUT_MS = 10_000;
-/**
- * Under Bun (the API process), a request on a kept-alive connection of Bun's fetch waited about
- * 40 ms for Qdrant's delayed ACK in most requests (a search's p50 of 44 ms against 1.5 ms with a
- * new connection each, on loopback). Node's fetch (the worker) sends each request at once, and
- * refuses a Connection header.
- */
-const CONNECTION_HEADERS = process.versions.bun ? { connection: "close" } : undefined;
 
 /**
  * The VectorIndex on a Qdrant server: one collection per searchable table (cosine, 384 dimensions),
@@ -46,7 +39,6 @@ export class QdrantVectorIndex implements VectorIndex {
       url: settings.url,
       ...(settings.apiKey && { apiKey: settings.apiKey }),
       timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      ...(CONNECTION_HEADERS && { headers: CONNECTION_HEADERS }),
       checkCompatibility: false,
       // Uncompressed answers: asked for brotli (fetch's default Accept-Encoding), Qdrant streams a
       // search's few hundred bytes as its headers and a chunk written apart, and the chunk often
