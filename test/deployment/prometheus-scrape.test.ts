@@ -121,7 +121,14 @@ describe("Prometheus scrapes the API and the worker", () => {
       const loaded = body.data.groups.flatMap((group) => group.rules);
       return loaded.length > 0 && loaded.every((rule) => rule.health === "ok") ? loaded : undefined;
     }, 30_000);
-    expect(rules.map((rule) => rule.name).sort()).toEqual(["AdmissionShedding", "BacklogUnreadable", "DurableWorkFailed", "LearningLagging", "ServerErrors"]);
+    expect(rules.map((rule) => rule.name).sort()).toEqual([
+      "AdmissionShedding",
+      "BacklogUnreadable",
+      "DurableWorkFailed",
+      "LearningLagging",
+      "MemoryMappingsNearLimit",
+      "ServerErrors",
+    ]);
     const check = Bun.spawnSync(["promtool", "check", "rules", RULES]);
     expect(check.exitCode).toBe(0);
     expect(readFileSync(`${ROOT}docs/operations.md`, "utf8")).toContain(readFileSync(RULES, "utf8"));

@@ -1,4 +1,4 @@
-import { loadSettings, type Settings } from "@als/core";
+import { loadSettings, memoryMappingLimit, RECOMMENDED_MAPPING_LIMIT, type Settings } from "@als/core";
 import { guardProcessAgainstStorageFailures } from "@als/db";
 import { type AccountServices, createAccountServices } from "@als/identity";
 import { buildApp } from "./app.ts";
@@ -24,7 +24,9 @@ try {
   service = await composeService(settings, log);
   accounts = await createAccountServices(settings.identity, log);
 } catch (error) {
-  log.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  // PGlite's file-system errors are objects with a message but not Errors.
+  const message = error instanceof Error || (typeof error === "object" && error !== null && "message" in error) ? String(error.message) : String(error);
+  log.error(`cannot start: ${message}`);
   process.exit(1);
 }
 const app = buildApp({
@@ -61,6 +63,11 @@ const url = `http://${settings.host}:${settings.port}`;
 // On a local server the console needs no account from this machine: the first thing a new user opens.
 const consoleNote = settings.identity.authMode === "local" ? { console: `${url}/console/ (no sign-in from this machine)` } : {};
 log.info("listening", { url, mode: service.mode, storage: settings.storage.kind, ...consoleNote });
+const mappingLimit = memoryMappingLimit();
+if (mappingLimit !== undefined && mappingLimit < RECOMMENDED_MAPPING_LIMIT)
+  log.warn(
+    `vm.max_map_count is ${mappingLimit}: a process serving 100k learnings of each kind from memory can reach it and stall; set it to ${RECOMMENDED_MAPPING_LIMIT} (docs/operations.md, "Memory mappings")`,
+  );
 
 // One shutdown, however many signals: scripts/serve forwards the SIGTERM (or Ctrl-C) that the process
 // group also received, and a second run would close the database under the first one's last work.

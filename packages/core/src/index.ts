@@ -81,6 +81,7 @@ export * from "./learning/stall-state.ts";
 export * from "./learning/wait-for-publish-learning.ts";
 export { LAG_BUCKETS_S, registerBacklogMetrics } from "./metrics/backlog-metrics.ts";
 export { registerDataSourceMetrics } from "./metrics/data-source-metrics.ts";
+export { memoryMappingLimit, RECOMMENDED_MAPPING_LIMIT } from "./metrics/memory-mappings.ts";
 export { type LlmCallMetrics, meteredLlm, registerLlmCallMetrics } from "./metrics/metered-llm.ts";
 export { checkMetricsAccess } from "./metrics/metrics-access.ts";
 export { ProcessActivity } from "./metrics/process-activity.ts";

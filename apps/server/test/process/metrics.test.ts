@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { LAG_BUCKETS_S, loadSettings, meteredLlm, registerLlmCallMetrics } from "@als/core";
 import { serviceBacklog } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
@@ -86,6 +87,11 @@ describe("GET /metrics", () => {
     expect(sampleValue(samples, "als_embedding_pool_threads")).toBeGreaterThan(0);
     expect(sampleValue(samples, "als_embedding_batch_texts_count")).toBeGreaterThan(0);
     expect(sampleValue(samples, "process_resident_memory_bytes")).toBeGreaterThan(0);
+    // The mappings this process holds, beside the kernel's limit, read from /proc when scraped.
+    const mappings = sampleValue(samples, "als_process_memory_mappings")!;
+    expect(mappings).toBeGreaterThan(100);
+    expect(Math.abs(mappings - readFileSync("/proc/self/maps", "utf8").split("\n").length)).toBeLessThan(mappings / 2);
+    expect(sampleValue(samples, "als_process_memory_mappings_limit")).toBe(Number(readFileSync("/proc/sys/vm/max_map_count", "utf8")));
     if (testMode === "full") {
       expect(sampleValue(samples, "als_db_pool_max_connections")).toBe(10);
       // The reconciler and this scrape's own backlog read may hold or await connections now

@@ -8,7 +8,7 @@ import { testMode } from "@als/test-support/database.ts";
 import { addAgentPlaybooks } from "@als/test-support/playbooks.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { bearer, createTenant } from "@als/test-support/tenants.ts";
-import { PgVectorIndex, type PointRef, type TextDocument, TextIndex } from "@als/vector";
+import { PgVectorIndex, type PointRef, packTsvector, type TextDocument, TextIndex } from "@als/vector";
 
 // The full-text arm inside the process (embedded): the rows' stored tsvectors, followed through the
 // change log with the vector graph, scored as PostgreSQL's text arm scores them.
@@ -74,12 +74,35 @@ afterAll(async () => {
   expect(errors).toEqual([]);
 });
 
+describe("a row's search_text as the text index reads it", () => {
+  test("is the database's, lexeme by lexeme, quotes and backslashes included", async () => {
+    const vectors = [`'it''s':1A,7 'a\\\\b':3C 'plain':2B,4,5D 'nopos'`, "", `'x':16383A`];
+    for (const vector of vectors) {
+      const [row] = await svc.db.query<{ text: string; parts: string }>(
+        `SELECT $1::tsvector::text AS text,
+           (SELECT coalesce(json_agg(json_build_array(lexeme, coalesce(positions, '{}'), coalesce(weights, '{}'))), '[]')::text FROM unnest($1::tsvector)) AS parts`,
+        [vector],
+      );
+      const names: string[] = [];
+      const packed = packTsvector(row!.text, (lexeme) => names.push(lexeme) - 1);
+      const read: [string, number[], string[]][] = [];
+      for (let at = 0; at < packed.length; at += 2 + 2 * packed[at + 1]!) {
+        const pairs = Array.from({ length: packed[at + 1]! }, (_, i) => [packed[at + 2 + 2 * i]!, packed[at + 3 + 2 * i]!] as const);
+        read.push([names[packed[at]!]!, pairs.map(([position]) => position), pairs.map(([, weight]) => "DCBA"[weight]!)]);
+      }
+      expect(read).toEqual(JSON.parse(row!.parts));
+    }
+  });
+});
+
 describe("the in-process text arm's scores", () => {
   test("are PostgreSQL's text arm's, exactly, for every matching row, with and without common words", async () => {
     const index = new TextIndex(["agent_playbooks"], FUSION.partialMatch);
     const documents = await allDocuments();
     expect(documents.length).toBe(FIXTURE.length);
-    expect(documents.flatMap((document) => document.lexemes.flatMap(([, , weights]) => weights))).toEqual(expect.arrayContaining([0, 1, 2, 3]));
+    // Every weight is among the rows' positions (D, unwritten, follows a digit directly).
+    const positions = documents.flatMap((document) => document.searchText.match(/\d+[A-D]?/g) ?? []);
+    expect(new Set(positions.map((position) => position.replace(/\d+/, "") || "D"))).toEqual(new Set(["A", "B", "C", "D"]));
     index.upsert("agent_playbooks", documents);
     let compared = 0;
     for (const common of [[], ["order"], ["refund", "order"]]) {

@@ -1,6 +1,7 @@
 import type { Llm } from "@als/ai";
 import type { Database } from "@als/db";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { memoryMappingLimit, memoryMappings } from "./memory-mappings.ts";
 import { meteredLlm, registerLlmCallMetrics } from "./metered-llm.ts";
 import type { ProcessActivity } from "./process-activity.ts";
 
@@ -19,7 +20,7 @@ const BATCH_TEXT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
  * Registers on `registry` what every process has: the runtime's own metrics (CPU, memory, event loop,
  * handles), the database pool (PostgreSQL: connections in use, calls waiting for one, failures by
  * reason), the embedding pools (threads, tasks running and queued, texts per task) and the LLM calls
- * (see meteredLlm). Pool figures are read from the pools when scraped; nothing is sampled in between.
+ * (see meteredLlm), and the process's memory mappings against the kernel's limit. Pool figures are read from the pools when scraped; nothing is sampled in between.
  * The runtime and the embedding pools are the process's (`activity`), the database pool `db`'s.
  */
 export function registerProcessMetrics(registry: Registry, db: Database, activity: ProcessActivity): ProcessMetrics {
@@ -76,6 +77,22 @@ export function registerProcessMetrics(registry: Registry, db: Database, activit
     registers: [registry],
   });
   const stopListening = activity.embeddingPools.onBatch((texts) => batches.observe(texts));
+  new Gauge({
+    name: "als_process_memory_mappings",
+    help: "Memory mappings the process holds (Linux); at vm.max_map_count allocation fails (docs/operations.md).",
+    registers: [registry],
+    collect() {
+      const count = memoryMappings();
+      if (count !== undefined) this.set(count);
+    },
+  });
+  const limit = memoryMappingLimit();
+  if (limit !== undefined)
+    new Gauge({
+      name: "als_process_memory_mappings_limit",
+      help: "The kernel's limit of memory mappings per process (vm.max_map_count).",
+      registers: [registry],
+    }).set(limit);
   const llmCalls = registerLlmCallMetrics(registry);
   return {
     meterLlm: (llm) => meteredLlm(llm, llmCalls),

@@ -1,14 +1,12 @@
 import type { Collection } from "../collections.ts";
 import type { PayloadValue, PointRef, VectorFilter } from "../vector-index.ts";
 import { payloadFilter } from "./payload-filter.ts";
+import { packTsvector } from "./tsvector-text.ts";
 
-/**
- * One row's stored search_text: each lexeme with its positions and their weights (0 = D … 3 = A,
- * as PostgreSQL numbers them), read as the database holds it, never made here.
- */
+/** One row's stored search_text, in PostgreSQL's text form, read as the database holds it, never made here. */
 export interface TextDocument extends PointRef {
   payload: Record<string, PayloadValue>;
-  lexemes: [lexeme: string, positions: number[], weights: number[]][];
+  searchText: string;
 }
 
 /** A text query: the query's lexemes (to_tsvector('english') of its text) and the table's common ones. */
@@ -27,43 +25,160 @@ export interface TextHit {
 /** PostgreSQL's default weights of D, C, B, A (float4, as tsrank.c holds them), each as the inverse it sums. */
 const INVERSE_WEIGHTS = [0.1, 0.2, 0.4, 1.0].map((weight) => 1 / Math.fround(weight));
 
-interface StoredDocument {
-  payload: Record<string, PayloadValue>;
-  /** Lexeme → its positions and weights, interleaved (position, weight, position, weight, …). */
-  lexemes: Map<string, Int32Array>;
-}
-
-/** The documents of one collection in one project, and which of them hold each lexeme. */
+/**
+ * One collection's documents in one project. Memory is the constraint here (every lexeme of every
+ * row of an embedded deployment, hundreds of thousands of rows, stays in the process), so a
+ * document is a slot number, and what it holds is packed into one Int32Array: per lexeme its id,
+ * its count of positions, then (position, weight) pairs. A lexeme's holders are a growable list of
+ * slots; a document removed leaves its slots in those lists (stale: a search checks the slot still
+ * holds the lexeme), and a list is compacted once half of it is stale.
+ */
 class TextPartition {
-  readonly documents = new Map<string, StoredDocument>();
-  readonly holders = new Map<string, Set<string>>();
+  private readonly slotOf = new Map<string, number>();
+  get size(): number {
+    return this.slotOf.size;
+  }
 
-  upsert(document: TextDocument): void {
+  readonly ids: (string | undefined)[] = [];
+  readonly payloads: (Record<string, PayloadValue> | undefined)[] = [];
+  readonly terms: (Int32Array | undefined)[] = [];
+  private readonly freeSlots: number[] = [];
+  readonly holders = new Map<number, Holders>();
+  /** A search's mark per slot (its search number), so a slot listed twice is scored once. */
+  private marks = new Int32Array(0);
+  private searches = 0;
+
+  upsert(document: TextDocument, lexemeId: (lexeme: string) => number): void {
     this.delete(document.id);
-    const lexemes = new Map<string, Int32Array>();
-    for (const [lexeme, positions, weights] of document.lexemes) {
-      const entries = new Int32Array(positions.length * 2);
-      positions.forEach((position, i) => {
-        entries[2 * i] = position;
-        entries[2 * i + 1] = weights[i] ?? 0;
-      });
-      lexemes.set(lexeme, entries);
-      const holders = this.holders.get(lexeme);
-      if (holders) holders.add(document.id);
-      else this.holders.set(lexeme, new Set([document.id]));
+    const slot = this.freeSlots.pop() ?? this.ids.length;
+    const terms = packTsvector(document.searchText, lexemeId);
+    for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) {
+      let holders = this.holders.get(terms[at]!);
+      if (!holders) {
+        holders = new Holders();
+        this.holders.set(terms[at]!, holders);
+      }
+      holders.add(slot);
     }
-    this.documents.set(document.id, { payload: document.payload, lexemes });
+    this.slotOf.set(document.id, slot);
+    this.ids[slot] = document.id;
+    this.payloads[slot] = document.payload;
+    this.terms[slot] = terms;
   }
 
   delete(id: string): void {
-    const known = this.documents.get(id);
-    if (!known) return;
-    for (const lexeme of known.lexemes.keys()) {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    const terms = this.terms[slot]!;
+    this.slotOf.delete(id);
+    this.ids[slot] = undefined;
+    this.payloads[slot] = undefined;
+    this.terms[slot] = undefined;
+    this.freeSlots.push(slot);
+    for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) {
+      const lexeme = terms[at]!;
       const holders = this.holders.get(lexeme)!;
-      holders.delete(id);
-      if (holders.size === 0) this.holders.delete(lexeme);
+      if (holders.markStale() && holders.compact((held) => termsAt(this.terms[held], lexeme) >= 0) === 0) this.holders.delete(lexeme);
     }
-    this.documents.delete(id);
+  }
+
+  /** Each live slot holding any of the lexemes, once. */
+  candidates(lexemes: readonly number[]): number[] {
+    if (this.marks.length < this.ids.length) this.marks = new Int32Array(Math.max(this.ids.length, 2 * this.marks.length));
+    if (this.searches === 0x7fffffff) {
+      this.marks.fill(0);
+      this.searches = 0;
+    }
+    const mark = ++this.searches;
+    const slots: number[] = [];
+    for (const lexeme of lexemes) {
+      const holders = this.holders.get(lexeme);
+      if (!holders) continue;
+      for (let i = 0; i < holders.length; i++) {
+        const slot = holders.slots[i]!;
+        if (this.marks[slot] === mark) continue;
+        this.marks[slot] = mark;
+        slots.push(slot);
+      }
+    }
+    return slots;
+  }
+}
+
+/** The slots holding one lexeme, some possibly stale. */
+class Holders {
+  slots = new Int32Array(4);
+  length = 0;
+  private stale = 0;
+
+  add(slot: number): void {
+    if (this.length === this.slots.length) {
+      const grown = new Int32Array(2 * this.slots.length);
+      grown.set(this.slots);
+      this.slots = grown;
+    }
+    this.slots[this.length++] = slot;
+  }
+
+  /** Counts one more stale entry; whether half of the list is now stale. */
+  markStale(): boolean {
+    this.stale++;
+    return 2 * this.stale >= this.length;
+  }
+
+  /** Keeps the slots that still hold the lexeme, each once; how many are left. */
+  compact(holds: (slot: number) => boolean): number {
+    const kept = new Set<number>();
+    for (let i = 0; i < this.length; i++) if (holds(this.slots[i]!)) kept.add(this.slots[i]!);
+    this.slots = new Int32Array(Math.max(4, kept.size));
+    this.slots.set([...kept]);
+    this.length = kept.size;
+    this.stale = 0;
+    return kept.size;
+  }
+}
+
+/** Where `lexeme`'s entry starts in a document's packed terms, or -1. */
+function termsAt(terms: Int32Array | undefined, lexeme: number): number {
+  if (!terms) return -1;
+  for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) if (terms[at] === lexeme) return at;
+  return -1;
+}
+
+/**
+ * One collection's documents in one project, apart per user (payload user_id; "" for rows of no
+ * user): a search of one user's rows reads only that user's holder lists, not the project's.
+ */
+class ProjectText {
+  readonly ofUser = new Map<string, TextPartition>();
+  private readonly partitionOfId = new Map<string, TextPartition>();
+
+  upsert(document: TextDocument, lexemeId: (lexeme: string) => number): void {
+    this.delete(document.id);
+    const user = typeof document.payload.user_id === "string" ? document.payload.user_id : "";
+    let partition = this.ofUser.get(user);
+    if (!partition) {
+      partition = new TextPartition();
+      this.ofUser.set(user, partition);
+    }
+    partition.upsert(document, lexemeId);
+    this.partitionOfId.set(document.id, partition);
+  }
+
+  delete(id: string): void {
+    const partition = this.partitionOfId.get(id);
+    if (!partition) return;
+    partition.delete(id);
+    this.partitionOfId.delete(id);
+    if (partition.size === 0) for (const [user, held] of this.ofUser) if (held === partition) this.ofUser.delete(user);
+  }
+
+  /** The partitions a filter can match: one user's when it names one, else every user's. */
+  partitionsFor(filter: VectorFilter): Iterable<TextPartition> {
+    const user = filter.must.find((condition) => condition.key === "user_id" && "equals" in condition);
+    if (!user || !("equals" in user) || typeof user.equals !== "string") return this.ofUser.values();
+    const partition = this.ofUser.get(user.equals);
+    return partition ? [partition] : [];
   }
 }
 
@@ -76,7 +191,17 @@ class TextPartition {
  * record (ChangeLogFollower in packages/core reads the rows and follows their changes).
  */
 export class TextIndex {
-  private readonly partitions = new Map<string, TextPartition>();
+  private readonly partitions = new Map<string, ProjectText>();
+  /** Every lexeme seen, numbered: documents and holder lists name lexemes by these numbers. */
+  private readonly lexemeIds = new Map<string, number>();
+  private readonly lexemeId = (lexeme: string): number => {
+    let id = this.lexemeIds.get(lexeme);
+    if (id === undefined) {
+      id = this.lexemeIds.size;
+      this.lexemeIds.set(lexeme, id);
+    }
+    return id;
+  };
 
   constructor(
     readonly collections: readonly Collection[],
@@ -90,11 +215,12 @@ export class TextIndex {
 
   clear(): void {
     this.partitions.clear();
+    this.lexemeIds.clear();
   }
 
   upsert(collection: Collection, documents: readonly TextDocument[]): void {
     if (!this.holds(collection)) return;
-    for (const document of documents) this.partitionOf(collection, document.scope, true)!.upsert(document);
+    for (const document of documents) this.partitionOf(collection, document.scope, true)!.upsert(document, this.lexemeId);
   }
 
   delete(collection: Collection, refs: readonly PointRef[]): void {
@@ -107,33 +233,38 @@ export class TextIndex {
    */
   search(collection: Collection, query: TextQuery): TextHit[] {
     if (!this.holds(collection)) throw new Error(`the in-process text index does not hold ${collection}`);
-    const partition = this.partitionOf(collection, query.filter.scope, false);
+    const project = this.partitionOf(collection, query.filter.scope, false);
     const words = [...new Set(query.words)];
     const common = new Set(query.common);
     const distinctive = words.some((word) => !common.has(word)) ? words.filter((word) => !common.has(word)) : words;
-    if (!partition || distinctive.length === 0) return [];
-    const candidates = new Set<string>();
-    for (const word of distinctive) for (const id of partition.holders.get(word) ?? []) candidates.add(id);
+    if (!project || distinctive.length === 0) return [];
+    const lexemes = distinctive.flatMap((word) => {
+      const id = this.lexemeIds.get(word);
+      return id === undefined ? [] : [id];
+    });
     const passes = payloadFilter(query.filter.must);
     const hits: TextHit[] = [];
-    for (const id of candidates) {
-      const document = partition.documents.get(id)!;
-      if (!passes(document.payload)) continue;
-      const held = distinctive.flatMap((word) => {
-        const entries = document.lexemes.get(word);
-        return entries ? [entries] : [];
-      });
-      const rank = rankCd(held);
-      hits.push({ id, textScore: held.length === distinctive.length ? rank : Math.fround(rank * this.partialMatch) });
+    for (const partition of project.partitionsFor(query.filter)) {
+      for (const slot of partition.candidates(lexemes)) {
+        const terms = partition.terms[slot];
+        if (!terms || !passes(partition.payloads[slot]!)) continue;
+        const held = lexemes.flatMap((lexeme) => {
+          const at = termsAt(terms, lexeme);
+          return at < 0 ? [] : [terms.subarray(at + 2, at + 2 + 2 * terms[at + 1]!)];
+        });
+        if (held.length === 0) continue;
+        const rank = rankCd(held);
+        hits.push({ id: partition.ids[slot]!, textScore: held.length === distinctive.length ? rank : Math.fround(rank * this.partialMatch) });
+      }
     }
     return hits;
   }
 
-  private partitionOf(collection: Collection, scope: PointRef["scope"], create: boolean): TextPartition | undefined {
+  private partitionOf(collection: Collection, scope: PointRef["scope"], create: boolean): ProjectText | undefined {
     const key = JSON.stringify([collection, scope.orgId, scope.projectId]);
-    const partition = this.partitions.get(key);
-    if (partition || !create) return partition;
-    const made = new TextPartition();
+    const project = this.partitions.get(key);
+    if (project || !create) return project;
+    const made = new ProjectText();
     this.partitions.set(key, made);
     return made;
   }

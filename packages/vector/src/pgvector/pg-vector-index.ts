@@ -125,16 +125,13 @@ export class PgVectorIndex implements VectorIndex {
     return `ORDER BY ${this.keyOf(collection).join(", ")} LIMIT ${params.add(limit)}`;
   }
 
-  /** The documents of the rows `rest` selects: their payloads and search_text (lexeme, positions, weights as 0 = D … 3 = A). */
+  /** The documents of the rows `rest` selects: their payloads and search_text (its text form; empty where it is null). */
   private async documentsOf(collection: Collection, rest: string, values: unknown[]): Promise<TextDocument[]> {
     const { table, idColumn } = TABLES[collection];
     const keys = payloadKeysOf(collection);
     const expressionOf = expressionIn(collection);
-    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; lexemes: string }>(
-      `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id,
-         (SELECT coalesce(json_agg(json_build_array(t.lexeme, t.positions,
-            ARRAY(SELECT ascii(w::text) - ascii('A') FROM unnest(t.weights) w))), '[]')::text
-          FROM unnest(${table}.search_text) t) AS lexemes,
+    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; search_text: string }>(
+      `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id, coalesce(${table}.search_text::text, '') AS search_text,
          ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")}
        FROM ${table} ${rest}`,
       values,
@@ -143,11 +140,7 @@ export class PgVectorIndex implements VectorIndex {
       scope: { orgId: row.org_id, projectId: row.project_id },
       id: row.id,
       payload: Object.fromEntries(keys.map((key) => [key, row[key] ?? null])),
-      lexemes: (JSON.parse(row.lexemes) as [string, number[] | null, number[]][]).map(([lexeme, positions, weights]) => [
-        lexeme,
-        positions ?? [],
-        weights.map((fromA) => 3 - fromA),
-      ]),
+      searchText: row.search_text,
     }));
   }
 
