@@ -136,6 +136,17 @@ function vectorIndexOption(value: string): "in-process" | "pgvector" | "qdrant" 
 
 const MB = 1024 * 1024;
 
+/** The process's resident memory in MB. Bun's reading of it fails now and then with EINTR (errno 4): read again. */
+function residentMb(): number {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return process.memoryUsage.rss() / MB;
+    } catch (error) {
+      if (attempt === 5 || (error as { errno?: number }).errno !== 4) throw error;
+    }
+  }
+}
+
 /** The Qdrant server's version, as its root answers it. */
 async function qdrantVersion(url: string): Promise<string> {
   const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
@@ -269,7 +280,7 @@ async function main() {
       if (!engines.has(mode)) engines.set(mode, await databaseFacts(dataset.db));
       const deps: CoreDeps = { db: dataset.db, services: createProcessServices(dataset.db, new ProcessActivity()), embedder, now: systemClock };
       Bun.gc(true);
-      const beforeIndex = process.memoryUsage.rss() / MB;
+      const beforeIndex = residentMb();
       let follower: ChangeLogFollower | undefined;
       if (opts.vectorIndex === "in-process") {
         // As the service keeps it: embedded saved beside its data directory (built from the tables
@@ -293,7 +304,7 @@ async function main() {
         progress(`${mode} ${sizeLabel(size)}: Qdrant at ${opts.qdrantUrl}, ${pending} points pushed, ready in ${seconds(performance.now() - t)}`);
       }
       Bun.gc(true);
-      const indexReady = process.memoryUsage.rss() / MB;
+      const indexReady = residentMb();
       const app = buildApp({ deps, log: createLogger("error"), mode, serverTiming: true });
       app.listen({ hostname: "127.0.0.1", port: 0 });
       const url = `http://127.0.0.1:${app.server!.port}/api/search`;
@@ -331,7 +342,7 @@ async function main() {
         const memory = {
           beforeIndex,
           indexReady,
-          afterLoad: process.memoryUsage.rss() / MB,
+          afterLoad: residentMb(),
           ...(opts.qdrantPid !== undefined && { qdrant: rssMbOf(opts.qdrantPid) }),
         };
         const { results: recall, cappedAt: recallCappedAt } = await measureRecall(

@@ -2,7 +2,7 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
 import type { ProfileStatus } from "./profiles.ts";
-import { type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
+import { fusedRowsSelectSql, type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 
 /** Playbooks go through the same lifecycle as profiles. */
 export type LifecycleStatus = ProfileStatus;
@@ -94,7 +94,9 @@ export function playbookQueries<R, F>(table: PlaybookTable<F>) {
    */
   function search(sql: Sql, scope: Scope, filters: F, query: PlaybookSearch): Promise<(R & RankedScores)[]> {
     const params = new Params();
-    const ranked = rankedQuerySql({ table: name, idColumn, idType: "int8", where: table.filterSql(scope, filters, params), params }, query);
+    const target = { table: name, idColumn, idType: "int8", where: table.filterSql(scope, filters, params), params } as const;
+    if (query.fusedFound) return sql.query(fusedRowsSelectSql(target, query.fusedFound, query.topK, columns), params.values);
+    const ranked = rankedQuerySql(target, query);
     // `ranked` adds only id and the RankedScores, so the row's columns need no qualifying.
     const id = `${name}.${idColumn}`;
     return sql.query(

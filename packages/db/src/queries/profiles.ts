@@ -3,7 +3,7 @@ import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
 import { type LifecycleUpgrade, upgradeLifecycle } from "./lifecycle-upgrade.ts";
 import { containsPattern, Params, vectorLiteral } from "./params.ts";
-import { type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
+import { fusedRowsSelectSql, type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 
 export type ProfileStatus = "CURRENT" | "PENDING" | "ARCHIVED";
 
@@ -133,7 +133,9 @@ export type ScoredProfile = ProfileRecord & RankedScores;
 export async function searchProfiles(sql: Sql, scope: Scope, filters: ProfileFilters, search: ProfileSearch): Promise<ScoredProfile[]> {
   const params = new Params();
   const where = filterSql(scope, filters, params);
-  const ranked = rankedQuerySql({ table: "profiles", idColumn: "profile_id", idType: "text", where, params }, search);
+  const target = { table: "profiles", idColumn: "profile_id", idType: "text", where, params } as const;
+  if (search.fusedFound) return sql.query<ScoredProfile>(fusedRowsSelectSql(target, search.fusedFound, search.topK, COLUMNS), params.values);
+  const ranked = rankedQuerySql(target, search);
   return sql.query<ScoredProfile>(
     `SELECT ${COLUMNS.replace(/(\w+)/g, "p.$1")}, ranked.score, ranked.similarity, ranked.text_score
      FROM (${ranked}) ranked JOIN profiles p ON p.profile_id = ranked.id

@@ -22,8 +22,11 @@ export interface TextHit {
   textScore: number;
 }
 
-/** PostgreSQL's default weights of D, C, B, A (float4, as tsrank.c holds them), each as the inverse it sums. */
-const INVERSE_WEIGHTS = [0.1, 0.2, 0.4, 1.0].map((weight) => 1 / Math.fround(weight));
+/**
+ * What a position of weight D, C, B, A adds to the rank's sum: tsrank.c holds PostgreSQL's default
+ * weights as float4 and sums, for a cover of one position, 1 / (1 / weight) in double.
+ */
+const WEIGHTS = [0.1, 0.2, 0.4, 1.0].map((weight) => 1 / (1 / Math.fround(weight)));
 
 /**
  * One collection's documents in one project. Memory is the constraint here (every lexeme of every
@@ -244,17 +247,24 @@ export class TextIndex {
     });
     const passes = payloadFilter(query.filter.must);
     const hits: TextHit[] = [];
+    // Where each held lexeme's (position, weight) pairs start and end in a candidate's terms.
+    const starts = new Int32Array(lexemes.length);
+    const ends = new Int32Array(lexemes.length);
     for (const partition of project.partitionsFor(query.filter)) {
       for (const slot of partition.candidates(lexemes)) {
         const terms = partition.terms[slot];
         if (!terms || !passes(partition.payloads[slot]!)) continue;
-        const held = lexemes.flatMap((lexeme) => {
+        let held = 0;
+        for (const lexeme of lexemes) {
           const at = termsAt(terms, lexeme);
-          return at < 0 ? [] : [terms.subarray(at + 2, at + 2 + 2 * terms[at + 1]!)];
-        });
-        if (held.length === 0) continue;
-        const rank = rankCd(held);
-        hits.push({ id: partition.ids[slot]!, textScore: held.length === distinctive.length ? rank : Math.fround(rank * this.partialMatch) });
+          if (at < 0) continue;
+          starts[held] = at + 2;
+          ends[held] = at + 2 + 2 * terms[at + 1]!;
+          held++;
+        }
+        if (held === 0) continue;
+        const rank = rankCd(terms, starts, ends, held);
+        hits.push({ id: partition.ids[slot]!, textScore: held === distinctive.length ? rank : Math.fround(rank * this.partialMatch) });
       }
     }
     return hits;
@@ -270,12 +280,20 @@ export class TextIndex {
   }
 }
 
-/** ts_rank_cd(…, 32) of an OR query over the positions of the matched lexemes (tsrank.c's calc_rank_cd, one cover a position). */
-function rankCd(held: readonly Int32Array[]): number {
-  const positions: [position: number, weight: number][] = [];
-  for (const entries of held) for (let i = 0; i < entries.length; i += 2) positions.push([entries[i]!, entries[i + 1]!]);
-  positions.sort((a, b) => a[0] - b[0]);
+/**
+ * ts_rank_cd(…, 32) of an OR query over the positions of the matched lexemes (tsrank.c's
+ * calc_rank_cd, one cover a position): the `held` lexemes' pairs, terms[starts[k]] up to
+ * terms[ends[k]], each in position order as a tsvector keeps them, summed in position order across
+ * lexemes (the first held lexeme first on a tie), as PostgreSQL sums them. Moves `starts` along.
+ */
+function rankCd(terms: Int32Array, starts: Int32Array, ends: Int32Array, held: number): number {
   let sum = 0;
-  for (const [, weight] of positions) sum += 1 / INVERSE_WEIGHTS[weight]!;
+  for (;;) {
+    let next = -1;
+    for (let k = 0; k < held; k++) if (starts[k]! < ends[k]! && (next < 0 || terms[starts[k]!]! < terms[starts[next]!]!)) next = k;
+    if (next < 0) break;
+    sum += WEIGHTS[terms[starts[next]! + 1]!]!;
+    starts[next]! += 2;
+  }
   return sum > 0 ? Math.fround(sum / (sum + 1)) : 0;
 }
