@@ -24,9 +24,7 @@ try {
   service = await composeService(settings, log);
   accounts = await createAccountServices(settings.identity, log);
 } catch (error) {
-  // PGlite's file-system errors are objects with a message but not Errors.
-  const message = error instanceof Error || (typeof error === "object" && error !== null && "message" in error) ? String(error.message) : String(error);
-  log.error(`cannot start: ${message}`);
+  log.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
 const app = buildApp({

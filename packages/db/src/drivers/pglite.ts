@@ -22,6 +22,30 @@ export type PgliteDatabase = Database & { dumpDataDir(): Promise<Blob> };
  * `acquireMs` (a transaction) or `acquireMs + statementMs` (a statement); a statement, once running,
  * runs on this thread and no timer can interrupt it.
  */
+/** The file-system errors PGlite's WebAssembly build numbers as Emscripten does (not as Linux does). */
+const EMSCRIPTEN_ERRNO: Record<number, string> = {
+  2: "EACCES, permission denied",
+  20: "EEXIST, file exists",
+  31: "EISDIR, is a directory",
+  32: "ELOOP, too many symbolic links",
+  44: "ENOENT, no such file or directory",
+  51: "ENOSPC, no space left on device",
+  54: "ENOTDIR, not a directory",
+  63: "EPERM, operation not permitted",
+  69: "EROFS, read-only file system",
+};
+
+/**
+ * PGlite's file-system failures are Emscripten ErrnoErrors: objects with a number and no message,
+ * which a start-up failure would show as "[object Object]". An Error naming the directory and the
+ * error instead; undefined for anything else.
+ */
+function fileSystemError(error: unknown, dataDir: string | undefined): Error | undefined {
+  const { name, errno } = (error ?? {}) as { name?: unknown; errno?: unknown };
+  if (name !== "ErrnoError" || typeof errno !== "number") return undefined;
+  return new Error(`PGlite cannot open its data directory ${dataDir ?? "(in memory)"}: ${EMSCRIPTEN_ERRNO[errno] ?? "file-system error"} (errno ${errno})`);
+}
+
 export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase> {
   const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
   // PGlite creates its own directory but not the parents (./.data on a fresh checkout).
@@ -31,6 +55,8 @@ export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     extensions: { vector },
     parsers: { [types.INT8]: (value: string) => Number(value) },
+  }).catch((error: unknown) => {
+    throw fileSystemError(error, options.dataDir) ?? error;
   });
   // PGlite is one session, so a session setting holds for every query (see drivers/postgres.ts).
   // wal_recycle off: a WAL segment no longer needed is deleted, not renamed for reuse with its old
