@@ -92,6 +92,18 @@ describe.skipIf(!fullMode)("storage outages under a real server and worker", () 
       return warm.every((answer) => answer.status === 200) ? true : undefined;
     }, 20_000);
     console.log(`four concurrent publishes all answered 200 again after ${Date.now() - started} ms`);
+    // Stuck, the publishes hold more connections at once than four publishes do (each one blocked in
+    // a shared transaction runs again alone and waits there), so the pool's connections are made
+    // live again too (concurrent searches, three statements each, open them) and all handed back
+    // (als_db_pool_in_use on /metrics) before the lock is taken.
+    await until(async () => {
+      const searches = await Promise.all(Array.from({ length: 4 }, (_, index) => svc.search(`warm-${index}`, "warm")));
+      return searches.every((answer) => answer.status === 200) ? true : undefined;
+    }, 20_000);
+    await until(async () => {
+      const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+      return /^als_db_pool_in_use 0$/m.test(metrics) ? true : undefined;
+    }, 20_000);
     const locker = postgres(database.url, { max: 1, onnotice: () => {} });
     let unlock: () => void = () => {};
     let locked: () => void = () => {};
