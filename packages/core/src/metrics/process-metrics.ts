@@ -20,8 +20,9 @@ const BATCH_TEXT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
  * Registers on `registry` what every process has: the runtime's own metrics (CPU, memory, event loop,
  * handles), the database pool (PostgreSQL: connections in use, calls waiting for one, failures by
  * reason), the embedding pools (threads, tasks running and queued, texts per task) and the LLM calls
- * (see meteredLlm), and the process's memory mappings against the kernel's limit. Pool figures are read from the pools when scraped; nothing is sampled in between.
- * The runtime and the embedding pools are the process's (`activity`), the database pool `db`'s.
+ * (see meteredLlm), and the process's memory mappings against the kernel's limit. Pool figures are
+ * read from the pools when scraped; nothing is sampled in between. The runtime and the embedding
+ * pools are the process's (`activity`), the database pool `db`'s.
  */
 export function registerProcessMetrics(registry: Registry, db: Database, activity: ProcessActivity): ProcessMetrics {
   const runtime = activity.runtime();

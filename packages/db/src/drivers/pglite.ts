@@ -16,12 +16,6 @@ export interface PgliteOptions {
 /** The PGlite database, which can also dump its files (to start other in-memory databases from). */
 export type PgliteDatabase = Database & { dumpDataDir(): Promise<Blob> };
 
-/**
- * PGlite in this process: one session that runs one statement or transaction at a time, so a call
- * can only wait for the engine while another transaction holds it. That wait is bounded by
- * `acquireMs` (a transaction) or `acquireMs + statementMs` (a statement); a statement, once running,
- * runs on this thread and no timer can interrupt it.
- */
 /** The file-system errors PGlite's WebAssembly build numbers as Emscripten does (not as Linux does). */
 const EMSCRIPTEN_ERRNO: Record<number, string> = {
   2: "EACCES, permission denied",
@@ -46,6 +40,12 @@ function fileSystemError(error: unknown, dataDir: string | undefined): Error | u
   return new Error(`PGlite cannot open its data directory ${dataDir ?? "(in memory)"}: ${EMSCRIPTEN_ERRNO[errno] ?? "file-system error"} (errno ${errno})`);
 }
 
+/**
+ * PGlite in this process: one session that runs one statement or transaction at a time, so a call
+ * can only wait for the engine while another transaction holds it. That wait is bounded by
+ * `acquireMs` (a transaction) or `acquireMs + statementMs` (a statement); a statement, once running,
+ * runs on this thread and no timer can interrupt it.
+ */
 export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase> {
   const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
   // PGlite creates its own directory but not the parents (./.data on a fresh checkout).

@@ -38,6 +38,9 @@ const WEIGHTS = [0.1, 0.2, 0.4, 1.0].map((weight) => 1 / (1 / Math.fround(weight
  */
 class TextPartition {
   private readonly slotOf = new Map<string, number>();
+  /** The user whose rows these are ("" for rows of no user). */
+  constructor(readonly user: string) {}
+
   get size(): number {
     return this.slotOf.size;
   }
@@ -51,8 +54,8 @@ class TextPartition {
   private marks = new Int32Array(0);
   private searches = 0;
 
+  /** Adds a document; ProjectText has removed any earlier version of it first, from whichever partition held it. */
   upsert(document: TextDocument, lexemeId: (lexeme: string) => number): void {
-    this.delete(document.id);
     const slot = this.freeSlots.pop() ?? this.ids.length;
     const terms = packTsvector(document.searchText, lexemeId);
     for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) {
@@ -161,7 +164,7 @@ class ProjectText {
     const user = typeof document.payload.user_id === "string" ? document.payload.user_id : "";
     let partition = this.ofUser.get(user);
     if (!partition) {
-      partition = new TextPartition();
+      partition = new TextPartition(user);
       this.ofUser.set(user, partition);
     }
     partition.upsert(document, lexemeId);
@@ -173,7 +176,7 @@ class ProjectText {
     if (!partition) return;
     partition.delete(id);
     this.partitionOfId.delete(id);
-    if (partition.size === 0) for (const [user, held] of this.ofUser) if (held === partition) this.ofUser.delete(user);
+    if (partition.size === 0) this.ofUser.delete(partition.user);
   }
 
   /** The partitions a filter can match: one user's when it names one, else every user's. */
