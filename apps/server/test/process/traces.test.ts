@@ -100,9 +100,12 @@ describe("traces", () => {
       const spans = inTrace(traceId)(
         await receiver.waitFor((all) => {
           const activity = all.find((span) => span.traceId === traceId && span.name === "RunActivity:learningStep");
-          // The workflow's StartActivity span leaves the sandbox after its activation, maybe after the activity's spans.
+          // The workflow's StartActivity span leaves the sandbox after its activation, maybe after the activity's spans;
+          // each process exports in batches of its own, so the API's spans may arrive after the worker's.
           return (
             activity !== undefined &&
+            all.some((span) => span.traceId === traceId && span.name === "interactions.publish") &&
+            all.some((span) => span.traceId === traceId && span.name === "SignalWithStartWorkflow:learnUserWorkflow") &&
             all.some((span) => span.spanId === activity.parentSpanId) &&
             all.some((span) => span.parentSpanId === activity.spanId && span.name.startsWith("db "))
           );
