@@ -99,6 +99,7 @@ export * as profiles from "./queries/profiles.ts";
 export * as projectConfig from "./queries/project-config.ts";
 export type { PurgeOperationRecord, PurgePhase, PurgeProgress } from "./queries/purge-operations.ts";
 export * as purgeOperations from "./queries/purge-operations.ts";
+export { QueryLexemes } from "./queries/query-lexemes.ts";
 export {
   commonLexemes,
   FUSION,

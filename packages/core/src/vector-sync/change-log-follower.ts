@@ -1,4 +1,4 @@
-import { type Database, FUSION, vectorChangeLog } from "@als/db";
+import { type Database, FUSION, QueryLexemes, vectorChangeLog } from "@als/db";
 import {
   type Collection,
   InProcessVectorIndex,
@@ -73,6 +73,8 @@ export class ChangeLogFollower implements VectorIndex {
   private running: Promise<void> = Promise.resolve();
   /** A catch-up queued behind the running one, shared by every search that arrives meanwhile. */
   private queued: Promise<void> | null = null;
+  /** The text arm's query lexemes, made as the SQL arm's (distinctiveWords in packages/db). */
+  private readonly queryLexemes: QueryLexemes;
 
   private constructor(
     private readonly db: Database,
@@ -82,7 +84,9 @@ export class ChangeLogFollower implements VectorIndex {
     private readonly database: string,
     /** Whether it started from a save (tests and the start-up log say which). */
     readonly startedFrom: "save" | "tables",
-  ) {}
+  ) {
+    this.queryLexemes = new QueryLexemes(db);
+  }
 
   /** Opens the save in `directory` (if any), starts the first catch-up and the background loops. */
   static async open(db: Database, options: { directory?: string | undefined; onError: (error: unknown) => void }): Promise<ChangeLogFollower> {
@@ -149,7 +153,7 @@ export class ChangeLogFollower implements VectorIndex {
     const textIndex = this.textIndex!;
     return {
       serves: (collection, filter) => this.caughtUp && this.textLoaded && textIndex.holds(collection) && this.index.serves(collection, filter),
-      words: (text) => queryWords(this.db, text),
+      words: (text) => this.queryLexemes.of(text),
       search: async (collection, query) => {
         await (caughtUp ?? this.catchUp());
         return textIndex.search(collection, query);
@@ -292,10 +296,4 @@ export class ChangeLogFollower implements VectorIndex {
  */
 function collectBatchGarbage(): void {
   (globalThis as { Bun?: { gc(full: boolean): void } }).Bun?.gc(false);
-}
-
-/** The query's lexemes, made by the same to_tsvector('english') as the SQL text arm's (distinctiveWords in packages/db). */
-async function queryWords(db: Database, text: string): Promise<string[]> {
-  const [row] = await db.query<{ words: string[] }>(`SELECT tsvector_to_array(to_tsvector('english', $1)) AS words`, [text]);
-  return row?.words ?? [];
 }

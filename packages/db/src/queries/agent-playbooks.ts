@@ -1,8 +1,16 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
-import { Params, vectorLiteral } from "./params.ts";
-import { type ApprovalStatus, type LifecycleStatus, type PlaybookFilters, type PlaybookText, playbookConditions, playbookQueries } from "./playbook-query.ts";
+import { oneOfSql, Params, vectorLiteral } from "./params.ts";
+import {
+  APPROVAL_STATUSES,
+  type ApprovalStatus,
+  type LifecycleStatus,
+  type PlaybookFilters,
+  type PlaybookText,
+  playbookConditions,
+  playbookQueries,
+} from "./playbook-query.ts";
 
 /** An agent playbook as stored, without its embedding, with the ids of its source user playbooks. */
 export interface AgentPlaybookRecord extends PlaybookText {
@@ -38,7 +46,7 @@ const COLUMNS = `agent_playbook_id, agent_version, playbook_name, content, trigg
 function filterSql(scope: Scope, filters: AgentPlaybookFilters, params: Params): string {
   const { where } = playbookConditions(scope, filters, params);
   if (filters.agentPlaybookIds) where.push(`agent_playbook_id = ANY(${params.add(filters.agentPlaybookIds)}::int8[])`);
-  if (filters.playbookStatuses?.length) where.push(`playbook_status = ANY(${params.add(filters.playbookStatuses)}::text[])`);
+  if (filters.playbookStatuses?.length) where.push(oneOfSql("playbook_status", filters.playbookStatuses, APPROVAL_STATUSES));
   if (filters.sourceOfLinkedUserPlaybook) {
     where.push(`EXISTS (SELECT 1 FROM agent_playbook_sources s JOIN user_playbooks u ON u.user_playbook_id = s.user_playbook_id
       WHERE s.agent_playbook_id = agent_playbooks.agent_playbook_id AND u.source = ${params.add(filters.sourceOfLinkedUserPlaybook)})`);

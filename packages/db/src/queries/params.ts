@@ -8,6 +8,19 @@ export class Params {
   }
 }
 
+/**
+ * `column IN ('A', 'B')` for values of a closed set (a status), written into the statement's text
+ * rather than bound. Statements are prepared: bound, a list of statuses is an array of unknown
+ * length to the planner, whose generic plan then expects more rows than the plans made for the
+ * values, so PostgreSQL planned such a statement anew each time (an agent playbook search's fetch of
+ * its rows: 0.26 against 0.12 ms on PGlite). Written, the texts stay few (the subsets of the set).
+ * A value outside `known` throws: only our own words reach the text.
+ */
+export function oneOfSql(column: string, values: readonly string[], known: readonly string[]): string {
+  for (const value of values) if (!known.includes(value)) throw new RangeError(`${column}: '${value}' is not one of ${known.join(", ")}`);
+  return `${column} IN (${[...new Set(values)].map((value) => `'${value}'`).join(", ")})`;
+}
+
 /** pgvector's text form of a vector, bound as a parameter and cast with ::vector. */
 export function vectorLiteral(vector: readonly number[]): string {
   return `[${vector.join(",")}]`;

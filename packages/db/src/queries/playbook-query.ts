@@ -1,12 +1,13 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
-import { containsPattern, Params, vectorLiteral } from "./params.ts";
-import type { ProfileStatus } from "./profiles.ts";
+import { containsPattern, oneOfSql, Params, vectorLiteral } from "./params.ts";
+import { PROFILE_STATUSES, type ProfileStatus } from "./profiles.ts";
 import { fusedRowsSelectSql, type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 
 /** Playbooks go through the same lifecycle as profiles. */
 export type LifecycleStatus = ProfileStatus;
-export type ApprovalStatus = "PENDING" | "APPROVED" | "REJECTED";
+export const APPROVAL_STATUSES = ["PENDING", "APPROVED", "REJECTED"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** The text both kinds of playbook carry. */
 export interface PlaybookText {
@@ -41,7 +42,7 @@ export function playbookConditions(scope: Scope, filters: PlaybookFilters, param
   };
   equal("agent_version", filters.agentVersion);
   equal("playbook_name", filters.playbookName);
-  if (filters.statuses?.length) where.push(`status = ANY(${params.add(filters.statuses)}::text[])`);
+  if (filters.statuses?.length) where.push(oneOfSql("status", filters.statuses, PROFILE_STATUSES));
   if (filters.tags?.length) where.push(`tags && ${params.add(filters.tags)}::text[]`);
   if (filters.textContains) {
     const pattern = params.add(containsPattern(filters.textContains));

@@ -2,10 +2,11 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
 import { type LifecycleUpgrade, upgradeLifecycle } from "./lifecycle-upgrade.ts";
-import { containsPattern, Params, vectorLiteral } from "./params.ts";
+import { containsPattern, oneOfSql, Params, vectorLiteral } from "./params.ts";
 import { fusedRowsSelectSql, type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 
-export type ProfileStatus = "CURRENT" | "PENDING" | "ARCHIVED";
+export const PROFILE_STATUSES = ["CURRENT", "PENDING", "ARCHIVED"] as const;
+export type ProfileStatus = (typeof PROFILE_STATUSES)[number];
 
 /** A profile as stored, without its embedding. */
 export interface ProfileRecord {
@@ -66,7 +67,7 @@ function filterSql(scope: Scope, filters: ProfileFilters, params: Params): strin
   equal("extractor_name", filters.extractorName);
   equal("generated_from_request_id", filters.generatedFromRequestId);
   if (filters.profileIds) where.push(`profile_id = ANY(${params.add(filters.profileIds)}::text[])`);
-  if (filters.statuses?.length) where.push(`status = ANY(${params.add(filters.statuses)}::text[])`);
+  if (filters.statuses?.length) where.push(oneOfSql("status", filters.statuses, PROFILE_STATUSES));
   if (filters.tags?.length) where.push(`tags && ${params.add(filters.tags)}::text[]`);
   if (filters.contentContains) where.push(`content ILIKE ${params.add(containsPattern(filters.contentContains))}`);
   const dateField = filters.dateField ?? "last_modified_timestamp";

@@ -171,9 +171,12 @@ export function fusedRowsSelectSql(
   columns: string,
 ): string {
   const { table, idColumn, idType, where, params } = target;
+  // The inner LIMIT changes no answer (the list holds at most topK rows); it tells the planner how
+  // many rows the list holds, which for a bound array it cannot know, so the generic plan costs what
+  // the plans made for the values cost, and is kept: without it every fetch was planned anew.
   return `SELECT ${columns}, found.score, found.similarity, found.text_score
-    FROM unnest(${params.add(found.ids)}::text[], ${params.add(found.scores)}::float8[], ${params.add(found.similarities)}::float8[],
-      ${params.add(found.textScores)}::float8[]) AS found(found_id, score, similarity, text_score)
+    FROM (SELECT * FROM unnest(${params.add(found.ids)}::text[], ${params.add(found.scores)}::float8[], ${params.add(found.similarities)}::float8[],
+      ${params.add(found.textScores)}::float8[]) LIMIT ${rowCount(topK)}) AS found(found_id, score, similarity, text_score)
     JOIN ${table} ON ${idColumn} = found.found_id::${idType}
     WHERE ${where}
     ORDER BY found.score DESC, ${idColumn} LIMIT ${rowCount(topK)}`;
