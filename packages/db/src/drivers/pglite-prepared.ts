@@ -67,10 +67,13 @@ export function preparedStatements(db: PGlite) {
       const serialize = db.serializers[statement.paramTypes[index]!];
       return serialize ? serialize(param) : String(param);
     });
-    const bound = await send(protocol.serialize.bind({ statement: statement.name, values }));
-    const executed = await send(protocol.serialize.execute({}));
+    // Bind, Execute and Sync in one call: each call runs the backend's loop again on the event loop.
+    // An error among them is thrown once the Sync has been read, so the session is ready for the next.
+    const answered = await send(
+      messages(protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()),
+    );
     // An array literal, not push(...): a call's arguments are bounded, a result's rows are not.
-    const stream = [...(statement.rowDescription ? [statement.rowDescription] : []), ...bound, ...executed];
+    const stream = [...(statement.rowDescription ? [statement.rowDescription] : []), ...answered];
     return (parse.parseResults(stream, db.parsers)[0]?.rows ?? []) as T[];
   }
 
@@ -79,16 +82,25 @@ export function preparedStatements(db: PGlite) {
     try {
       return await execute<T>(text, params);
     } catch (error) {
+      // After an error in Parse or Describe the session skips every message until a Sync.
+      await send(protocol.serialize.sync());
       if (!isStalePlan(error)) throw error;
       // A migration changed the columns behind a statement prepared before it: prepare it again.
-      // Sync first: after an error the session skips every message until Sync.
-      await send(protocol.serialize.sync());
       const stale = prepared.get(text);
       prepared.delete(text);
       if (stale) await send(protocol.serialize.close({ type: "S", name: stale.name }));
       return await execute<T>(text, params);
-    } finally {
-      await send(protocol.serialize.sync());
     }
   };
+}
+
+/** Protocol messages as one buffer. */
+function messages(...parts: Uint8Array[]): Uint8Array {
+  const buffer = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    buffer.set(part, at);
+    at += part.length;
+  }
+  return buffer;
 }
