@@ -70,7 +70,7 @@ export function preparedStatements(db: PGlite) {
     // Bind, Execute and Sync in one call: each call runs the backend's loop again on the event loop.
     // An error among them is thrown once the Sync has been read, so the session is ready for the next.
     const answered = await send(
-      messages(protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()),
+      oneBuffer(protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()),
     );
     // An array literal, not push(...): a call's arguments are bounded, a result's rows are not.
     const stream = [...(statement.rowDescription ? [statement.rowDescription] : []), ...answered];
@@ -94,8 +94,8 @@ export function preparedStatements(db: PGlite) {
   };
 }
 
-/** Protocol messages as one buffer. */
-function messages(...parts: Uint8Array[]): Uint8Array {
+/** Protocol messages, in order, as one buffer. */
+function oneBuffer(...parts: Uint8Array[]): Uint8Array {
   const buffer = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
   let at = 0;
   for (const part of parts) {
