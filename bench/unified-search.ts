@@ -53,7 +53,7 @@ import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, prng, profileTexts, queryTexts } from "./lib/corpus.ts";
 import { type ArmSummary, captureRankedQuery, explainSearch, writePlan } from "./lib/explain.ts";
-import { databaseFacts, hostFacts, loadAverage, packageVersion } from "./lib/machine.ts";
+import { databaseFacts, hostFacts, loadAverage, packageVersion, residentMb } from "./lib/machine.ts";
 import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, storageModesOption } from "./lib/options.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
@@ -132,19 +132,6 @@ function clientsOption(value: string): "in-process" | "process" {
 function vectorIndexOption(value: string): "in-process" | "pgvector" | "qdrant" {
   if (value === "in-process" || value === "pgvector" || value === "qdrant") return value;
   throw new Error(`--vector-index: "in-process", "pgvector" or "qdrant", not "${value}"`);
-}
-
-const MB = 1024 * 1024;
-
-/** The process's resident memory in MB. Bun's reading of it fails now and then with EINTR (errno 4): read again. */
-function residentMb(): number {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return process.memoryUsage.rss() / MB;
-    } catch (error) {
-      if (attempt === 5 || (error as { errno?: number }).errno !== 4) throw error;
-    }
-  }
 }
 
 /** The Qdrant server's version, as its root answers it. */

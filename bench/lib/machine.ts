@@ -52,3 +52,16 @@ export async function databaseFacts(db: Database): Promise<string> {
   if (!row) return "?";
   return `PostgreSQL ${row.version}, pgvector ${row.vector ?? "none"}, shared_buffers ${row.shared_buffers}, work_mem ${row.work_mem}, hnsw.iterative_scan ${row.iterative}, hnsw.ef_search ${row.ef}, max_parallel_maintenance_workers ${row.parallel} (index builds)`;
 }
+
+const MB = 1024 * 1024;
+
+/** The process's resident memory in MB. Bun's reading of it fails now and then with EINTR (errno 4): read again. */
+export function residentMb(): number {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return process.memoryUsage.rss() / MB;
+    } catch (error) {
+      if (attempt === 5 || (error as { errno?: number }).errno !== 4) throw error;
+    }
+  }
+}
