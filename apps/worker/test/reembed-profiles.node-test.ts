@@ -7,7 +7,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { createEmbedder, type Embedder } from "@als/ai";
 import { loadSettings, type Settings } from "@als/core";
-import { type Database, openDatabase, profiles, QueryVector, type Scope, staleEmbeddings } from "@als/db";
+import { type Database, openDatabase, profiles, type Scope, staleEmbeddings, VectorParam } from "@als/db";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import { registerProject } from "@als/test-support/register-project.ts";
 import { seedPlaybooksOfRetiredModel, seedProfilesOfRetiredModel } from "@als/test-support/retired-model-rows.ts";
@@ -91,7 +91,7 @@ test("a worker starting up re-embeds every stale profile and playbook once, and 
       { userId: "user-1" },
       {
         mode: "vector",
-        queryVector: new QueryVector(await embedder.embedQuery("insects honey")),
+        queryVector: new VectorParam(await embedder.embedQuery("insects honey")),
         embeddingModel: modelId,
         similarityFloor: embedder.defaultThreshold,
         commonLexemes: [],

@@ -1,5 +1,5 @@
 import type { LlmUsage } from "@als/ai";
-import { type Extractor, type InteractionRecord, QueryVector, type RankedQuery, type RequestRecord, type Scope, type Sql } from "@als/db";
+import { type Extractor, type InteractionRecord, type RankedQuery, type RequestRecord, type Scope, type Sql, VectorParam } from "@als/db";
 import type { Collection } from "@als/vector";
 import type { z } from "zod";
 import type { ProjectConfig } from "../config/project-config.ts";
@@ -86,7 +86,7 @@ export function similarityQuery(
   const { embedder } = deps;
   return withCommonLexemes(deps, table, {
     mode: "hybrid",
-    queryVector: new QueryVector(search.vector),
+    queryVector: new VectorParam(search.vector),
     queryText: search.text,
     embeddingModel: embedder.modelId,
     similarityFloor: embedder.defaultThreshold,

@@ -1,5 +1,5 @@
 import type { SearchMode } from "@als/contract";
-import { QueryVector } from "@als/db";
+import { VectorParam } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { reformulateQuery } from "./reformulate-query.ts";
 import type { SearchContext } from "./search-context.ts";
@@ -7,7 +7,7 @@ import type { SearchContext } from "./search-context.ts";
 export interface QueryPlan {
   mode: SearchMode;
   queryText: string;
-  queryVector?: QueryVector;
+  queryVector?: VectorParam;
   threshold: number;
   /** The model's own floor, from which hybrid fusion rescales similarities (whatever `threshold` the request set). */
   similarityFloor: number;
@@ -38,7 +38,7 @@ export async function planQuery(
   };
   if (mode !== "fts") {
     const desc = embedder.hasCachedQuery(query) ? "hit" : "miss";
-    plan.queryVector = new QueryVector(await timings.time("embed", () => embedder.embedQuery(query), desc));
+    plan.queryVector = new VectorParam(await timings.time("embed", () => embedder.embedQuery(query), desc));
   }
   return plan;
 }

@@ -1,4 +1,5 @@
 import { type messages, type PGlite, parse, protocol } from "@electric-sql/pglite";
+import { VectorParam } from "../queries/params.ts";
 
 /**
  * How many statement texts stay prepared in the PGlite session. The texts are bounded (filter
@@ -64,6 +65,8 @@ export function preparedStatements(db: PGlite) {
     const statement = await prepare(text);
     const values = params.map((param, index) => {
       if (param === null || param === undefined) return null;
+      // Sent in binary form (a parameter format code of 1): pgvector reads it without parsing text.
+      if (param instanceof VectorParam) return param.binary;
       const serialize = db.serializers[statement.paramTypes[index]!];
       return serialize ? serialize(param) : String(param);
     });

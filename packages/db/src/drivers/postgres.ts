@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { asStorageError, type Database, DEFAULT_STORAGE_TIMEOUTS, type Sql, type StorageTimeouts, storageTimeout } from "../driver.ts";
 import { withPoolStats } from "../pool-stats.ts";
+import { VectorParam } from "../queries/params.ts";
 import { withStatementSpans } from "../statement-spans.ts";
 import { classifyStorageError } from "../storage-failure.ts";
 import { postgresSocketFactory } from "./postgres-socket.ts";
@@ -149,7 +150,7 @@ export function openPostgres(options: PostgresOptions): Database {
       // Named (prepared) statements, kept per connection: a statement run again skips the describe
       // round trip, and after five runs PostgreSQL may keep a generic plan and skip planning, which
       // for the ranked searches cost more than executing them (bench/unified-search.ts).
-      const query = on.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[], { prepare: true });
+      const query = on.unsafe(text, (params ?? []).map(asPostgresParam) as postgres.ParameterOrJSON<never>[], { prepare: true });
       const sent = () => (query as unknown as { state: unknown }).state != null;
       if (pooled) holding.add(sent);
       const end = owner.begin();
@@ -269,4 +270,9 @@ export function openPostgres(options: PostgresOptions): Database {
     },
   };
   return withPoolStats(withStatementSpans(database), maxConnections, holding);
+}
+
+/** A parameter as postgres.js sends it: a vector as its text, which the server parses on its own cores. */
+function asPostgresParam(param: unknown): unknown {
+  return param instanceof VectorParam ? param.text : param;
 }

@@ -1,7 +1,7 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
-import { oneOfSql, Params, vectorLiteral } from "./params.ts";
+import { oneOfSql, Params, VectorParam } from "./params.ts";
 import {
   APPROVAL_STATUSES,
   type ApprovalStatus,
@@ -96,7 +96,7 @@ async function insertAgentPlaybookStatement(sql: Sql, scope: Scope, playbooks: A
     (p) =>
       `(${org}, ${project}, ${params.add(p.agent_version)}, ${params.add(p.playbook_name)}, ${params.add(p.content)}, ${params.add(p.trigger)},
         ${params.add(p.rationale)}, ${params.add(p.playbook_status)}, ${params.add(p.playbook_metadata)}, ${params.add(p.tags)}::text[],
-        ${params.add(p.status)}, ${at}::int8, ${at}::int8, ${params.add(vectorLiteral(p.embedding))}::vector, ${params.add(p.embedding_model)})`,
+        ${params.add(p.status)}, ${at}::int8, ${at}::int8, ${params.add(new VectorParam(p.embedding))}::vector, ${params.add(p.embedding_model)})`,
   );
   const inserted = await sql.query<{ agent_playbook_id: number }>(
     `INSERT INTO agent_playbooks (org_id, project_id, agent_version, playbook_name, content, trigger, rationale, playbook_status,

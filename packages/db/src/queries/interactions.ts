@@ -1,7 +1,7 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
-import { Params, vectorLiteral } from "./params.ts";
+import { Params, VectorParam } from "./params.ts";
 import { type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 import { valuesList } from "./values-list.ts";
 
@@ -93,7 +93,7 @@ export async function insertInteractions(sql: Sql, scope: Scope, interactions: I
       i.tools_used,
       i.citations,
       i.retrieved_learnings,
-      i.embedding && vectorLiteral(i.embedding),
+      i.embedding && new VectorParam(i.embedding),
       i.embedding_model,
     ]);
     const inserted = await sql.query<{ interaction_id: number }>(
@@ -319,10 +319,13 @@ export async function storeInteractionEmbeddings(
   updates: { interaction_id: number; embedding: number[] }[],
 ): Promise<void> {
   if (updates.length === 0) return;
+  const params = new Params();
+  const [org, project, model] = [params.add(scope.orgId), params.add(scope.projectId), params.add(modelId)];
+  const rows = updates.map((u) => [u.interaction_id, new VectorParam(u.embedding)]);
   await sql.query(
-    `UPDATE interactions i SET embedding = u.embedding::vector, embedding_model = $3
-     FROM unnest($4::int8[], $5::text[]) AS u(interaction_id, embedding)
-     WHERE i.org_id = $1 AND i.project_id = $2 AND i.interaction_id = u.interaction_id`,
-    [scope.orgId, scope.projectId, modelId, updates.map((u) => u.interaction_id), updates.map((u) => vectorLiteral(u.embedding))],
+    `UPDATE interactions i SET embedding = u.embedding, embedding_model = ${model}
+     FROM (VALUES ${valuesList(params, rows, ["int8", "vector"])}) AS u(interaction_id, embedding)
+     WHERE i.org_id = ${org} AND i.project_id = ${project} AND i.interaction_id = u.interaction_id`,
+    params.values,
   );
 }

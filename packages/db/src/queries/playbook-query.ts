@@ -1,6 +1,6 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
-import { containsPattern, oneOfSql, Params, vectorLiteral } from "./params.ts";
+import { containsPattern, oneOfSql, Params, VectorParam } from "./params.ts";
 import { PROFILE_STATUSES, type ProfileStatus } from "./profiles.ts";
 import { fusedRowsSelectSql, type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 
@@ -117,7 +117,7 @@ export function playbookQueries<R, F>(table: PlaybookTable<F>) {
     const where = [table.filterSql(scope, table.byId(id), params)];
     if (change.embedding) {
       const { values, model, computedFrom } = change.embedding;
-      assignments.push(`embedding = ${params.add(vectorLiteral(values))}::vector`, `embedding_model = ${params.add(model)}`);
+      assignments.push(`embedding = ${params.add(new VectorParam(values))}::vector`, `embedding_model = ${params.add(model)}`);
       where.push(`trigger = ${params.add(computedFrom.trigger)}`, `content = ${params.add(computedFrom.content)}`);
     }
     const [row] = await sql.query<R>(`UPDATE ${name} SET ${assignments.join(", ")} WHERE ${where.join(" AND ")} RETURNING ${columns}`, params.values);

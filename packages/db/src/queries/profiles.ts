@@ -2,7 +2,7 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
 import { type LifecycleUpgrade, upgradeLifecycle } from "./lifecycle-upgrade.ts";
-import { containsPattern, oneOfSql, Params, vectorLiteral } from "./params.ts";
+import { containsPattern, oneOfSql, Params, VectorParam } from "./params.ts";
 import { fusedRowsSelectSql, type RankedQuery, type RankedScores, rankedQuerySql } from "./ranked-search.ts";
 
 export const PROFILE_STATUSES = ["CURRENT", "PENDING", "ARCHIVED"] as const;
@@ -90,7 +90,7 @@ async function upsertProfileStatement(sql: Sql, scope: Scope, profiles: ProfileI
       `(${org}, ${project}, ${params.add(p.profile_id)}, ${params.add(p.user_id)}, ${params.add(p.content)}, ${params.add(p.status)},
         ${params.add(p.source)}, ${params.add(p.profile_time_to_live)}, ${params.add(p.expires_at)}::int8, ${params.add(p.tags)}::text[],
         ${params.add(p.custom_feature)}, ${params.add(p.extractor_name)}, ${params.add(p.generated_from_request_id)},
-        ${at}::int8, ${at}::int8, ${params.add(vectorLiteral(p.embedding))}::vector, ${params.add(p.embedding_model)})`,
+        ${at}::int8, ${at}::int8, ${params.add(new VectorParam(p.embedding))}::vector, ${params.add(p.embedding_model)})`,
   );
   return sql.query<ProfileRecord>(
     `INSERT INTO profiles (org_id, project_id, profile_id, user_id, content, status, source, profile_time_to_live, expires_at,

@@ -1,5 +1,5 @@
 import type { Sql } from "../driver.ts";
-import type { Params, QueryVector } from "./params.ts";
+import type { Params, VectorParam } from "./params.ts";
 
 export type SearchMode = "vector" | "fts" | "hybrid";
 
@@ -35,7 +35,7 @@ export interface RankedSearchSpec {
   params: Params;
   mode: SearchMode;
   /** The query vector and the model that made it (vector and hybrid modes); rows of other models are skipped. */
-  vector?: { query: QueryVector; model: string };
+  vector?: { query: VectorParam; model: string };
   /** The query text (fts and hybrid modes). */
   text?: string;
   /** The table's common lexemes (commonLexemes): the text arm leaves them out of the query. */
@@ -206,10 +206,10 @@ export function rankedArmDepth(topK: number): number {
  */
 export function nearestSql(
   target: Pick<RankedSearchSpec, "table" | "idColumn" | "where" | "params">,
-  search: { vector: QueryVector; threshold?: number | undefined; limit: number; columns?: string },
+  search: { vector: VectorParam; threshold?: number | undefined; limit: number; columns?: string },
 ): string {
   const { table, idColumn, where, params } = target;
-  const distance = `embedding <=> ${params.add(search.vector.literal)}::vector`;
+  const distance = `embedding <=> ${params.add(search.vector)}::vector`;
   const floor = search.threshold !== undefined ? ` AND ${distance} < ${params.add(1 - search.threshold)}` : "";
   return `SELECT ${idColumn} AS id, ${distance} AS distance${search.columns ?? ""} FROM ${table}
     WHERE ${where}${floor}
@@ -302,7 +302,7 @@ function distinctiveWords(text: QueryText): string {
 /** A search as planned from a request (see planQuery in packages/core), and how many rows it wants. */
 export interface RankedQuery {
   mode: SearchMode;
-  queryVector?: QueryVector;
+  queryVector?: VectorParam;
   /** Rows embedded by another model are left to the text arm until they are re-embedded. */
   embeddingModel: string;
   queryText?: string;

@@ -1,6 +1,7 @@
 import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
-import { vectorLiteral } from "./params.ts";
+import { Params, VectorParam } from "./params.ts";
+import { valuesList } from "./values-list.ts";
 
 /**
  * The kinds of learning re-embedded, project by project, when the embedding model changes.
@@ -59,21 +60,17 @@ export async function storeEmbeddings(
 ): Promise<number> {
   if (updates.length === 0) return 0;
   const { idColumn, idType, hasTrigger } = TABLES[kind];
+  const params = new Params();
+  const [org, project, model] = [params.add(scope.orgId), params.add(scope.projectId), params.add(modelId)];
+  const values = updates.map((u) => [u.row_id, u.content, u.trigger, new VectorParam(u.embedding)]);
+  // A batch is a page of rows (the caller's batch size), far within the parameter limit.
   const rows = await sql.query(
-    `UPDATE ${kind} t SET embedding = u.embedding::vector, embedding_model = $3
-     FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) AS u(row_id, content, trigger, embedding)
-     WHERE t.org_id = $1 AND t.project_id = $2 AND t.${idColumn} = u.row_id::${idType}
+    `UPDATE ${kind} t SET embedding = u.embedding, embedding_model = ${model}
+     FROM (VALUES ${valuesList(params, values, ["text", "text", "text", "vector"])}) AS u(row_id, content, trigger, embedding)
+     WHERE t.org_id = ${org} AND t.project_id = ${project} AND t.${idColumn} = u.row_id::${idType}
        AND t.content = u.content${hasTrigger ? " AND t.trigger = u.trigger" : ""}
      RETURNING 1`,
-    [
-      scope.orgId,
-      scope.projectId,
-      modelId,
-      updates.map((u) => u.row_id),
-      updates.map((u) => u.content),
-      updates.map((u) => u.trigger),
-      updates.map((u) => vectorLiteral(u.embedding)),
-    ],
+    params.values,
   );
   return rows.length;
 }

@@ -2,7 +2,7 @@ import type { Sql } from "../driver.ts";
 import type { Scope } from "../scope.ts";
 import { inStatements } from "./in-statements.ts";
 import { type LifecycleUpgrade, upgradeLifecycle } from "./lifecycle-upgrade.ts";
-import { Params, vectorLiteral } from "./params.ts";
+import { Params, VectorParam } from "./params.ts";
 import { type LifecycleStatus, type PlaybookFilters, type PlaybookText, playbookConditions, playbookQueries } from "./playbook-query.ts";
 
 /** A user playbook as stored, without its embedding. */
@@ -71,7 +71,7 @@ async function insertUserPlaybookStatement(sql: Sql, scope: Scope, playbooks: Us
     (p) =>
       `(${org}, ${project}, ${params.add(p.user_id)}, ${params.add(p.request_id)}, ${params.add(p.agent_version)}, ${params.add(p.playbook_name)},
         ${params.add(p.content)}, ${params.add(p.trigger)}, ${params.add(p.rationale)}, ${params.add(p.tags)}::text[], ${params.add(p.status)},
-        ${params.add(p.source)}, ${at}::int8, ${at}::int8, ${params.add(vectorLiteral(p.embedding))}::vector, ${params.add(p.embedding_model)})`,
+        ${params.add(p.source)}, ${at}::int8, ${at}::int8, ${params.add(new VectorParam(p.embedding))}::vector, ${params.add(p.embedding_model)})`,
   );
   return sql.query<UserPlaybookRecord>(
     `INSERT INTO user_playbooks (org_id, project_id, user_id, request_id, agent_version, playbook_name, content, trigger, rationale,

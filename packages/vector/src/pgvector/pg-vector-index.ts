@@ -1,4 +1,4 @@
-import { nearestSql, Params, QueryVector, type Sql } from "@als/db";
+import { nearestSql, Params, type Sql, VectorParam } from "@als/db";
 import { type Collection, checkPayloadKey, payloadKeysOf } from "../collections.ts";
 import type { TextDocument } from "../in-process/text-index.ts";
 import type { PayloadValue, PointRef, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
@@ -57,7 +57,7 @@ export class PgVectorIndex implements VectorIndex {
     const { table, idColumn } = TABLES[collection];
     const params = new Params();
     const where = `${filterSql(query.filter, expressionIn(collection), params)} AND embedding IS NOT NULL`;
-    const nearest = nearestSql({ table, idColumn, where, params }, { vector: new QueryVector(query.vector), threshold: query.threshold, limit: query.topK });
+    const nearest = nearestSql({ table, idColumn, where, params }, { vector: new VectorParam(query.vector), threshold: query.threshold, limit: query.topK });
     return this.sql.query<VectorHit>(`SELECT id::text, 1 - distance AS similarity FROM (${nearest}) nearest ORDER BY distance`, params.values);
   }
 
