@@ -34,8 +34,14 @@ describe("a vector parameter", () => {
 
   test("of the wrong length, or holding NaN, is refused as its text would be", async () => {
     const refused = async (values: number[]) => {
-      const binary = await db.query("SELECT $1::vector(384)", [new VectorParam(values)]).then(() => "accepted", (error: Error) => error.message);
-      const text = await db.query("SELECT $1::vector(384)", [vectorLiteral(values)]).then(() => "accepted", (error: Error) => error.message);
+      const binary = await db.query("SELECT $1::vector(384)", [new VectorParam(values)]).then(
+        () => "accepted",
+        (error: Error) => error.message,
+      );
+      const text = await db.query("SELECT $1::vector(384)", [vectorLiteral(values)]).then(
+        () => "accepted",
+        (error: Error) => error.message,
+      );
       return { binary, text };
     };
     const short = await refused([0.1, 0.2]);
