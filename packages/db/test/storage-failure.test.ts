@@ -214,12 +214,22 @@ describe.skipIf(!serverUrl)("storage failures of a real PostgreSQL", () => {
       expect(transaction.error.reason).toBe("timeout");
       expect(transaction.ms).toBeLessThan(timeouts.acquireMs + 500);
       proxy.release();
-      expect(await db.query("SELECT 4 AS four")).toEqual([{ four: 4 }]);
+      // Caught, so that a failure names this line and the error.
+      expect(await db.query("SELECT 4 AS four").catch((error: unknown) => error)).toEqual([{ four: 4 }]);
       proxy.reset();
-      // A reset connection fails its statement at once (connection), and the one after succeeds.
-      const afterReset = await db.query("SELECT 5 AS five").catch((error: unknown) => error);
-      if (afterReset instanceof StorageUnavailableError) expect(afterReset.reason).toBe("connection");
-      expect(await db.query("SELECT 6 AS six")).toEqual([{ six: 6 }]);
+      // A reset connection fails its statement at once (connection), and the pool recovers: each
+      // connection it held may fail one statement before the client has seen its socket close (on a
+      // loaded machine, more than one), then a statement gets a new connection and succeeds.
+      const started = performance.now();
+      let answer: unknown;
+      for (let attempt = 0; attempt < 5; attempt++) {
+        answer = await db.query("SELECT 5 AS five").catch((error: unknown) => error);
+        if (!(answer instanceof StorageUnavailableError)) break;
+        expect(answer.reason).toBe("connection");
+      }
+      expect(answer).toEqual([{ five: 5 }]);
+      // None of it waited out a bound.
+      expect(performance.now() - started).toBeLessThan(timeouts.connectMs + timeouts.statementMs);
     } finally {
       proxy.stop();
     }
