@@ -3,8 +3,9 @@
  * add_agent_playbook, each `--size` learnings in calls of `--batch`, through the real app
  * (`app.handle`) over the service's own composition (createCoreDeps from the settings a fresh
  * PGlite directory or PostgreSQL database gives: the in-process vector index embedded, pgvector in
- * full mode). Beside each row, a second embedding pool on the same model embeds the same texts in
- * the same batches: the floor, and the row's ratio to it.
+ * full mode; embedded, the reconciler beside it, which keeps PGlite's planner statistics). Beside
+ * each row, a second embedding pool on the same model embeds the same texts in the same batches:
+ * the floor, and the row's ratio to it.
  *
  *   bun bench/bulk-writes.ts [--modes embedded,full] [--sizes 1000] [--batch 100]
  *     [--postgres-url <server url; default: bash infra/postgres.sh url>]
@@ -13,7 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import { createEmbedder } from "@als/ai";
-import { createCoreDeps, embeddingTextOf, loadSettings } from "@als/core";
+import { createCoreDeps, embeddingTextOf, loadSettings, type Reconciler, reconcile } from "@als/core";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
@@ -83,10 +84,14 @@ async function main() {
   const engines: string[] = [];
   for (const mode of opts.modes) {
     const storage = await freshServiceStorage("bulk_writes", mode, opts.postgresUrl);
+    let reconciler: Reconciler | undefined;
     const graph = await createCoreDeps(loadSettings({ ...storage.env, EMBEDDING_MODEL_DIR: modelDir, LOG_LEVEL: "error" }), { info() {}, error() {} });
     try {
       engines.push(`${mode}: ${await databaseFacts(graph.deps.db)}; vector index ${graph.deps.vectorIndex ? "in-process" : "pgvector"}`);
-      const app = buildApp({ deps: graph.deps, log: createLogger("error"), mode });
+      // Embedded, the server's reconciler runs beside the writes, as in the service: it keeps PGlite's planner statistics.
+      const embedded = mode === "embedded" ? reconcile(graph.deps, (error) => progress(`reconciler: ${String(error)}`)) : undefined;
+      reconciler = embedded?.reconciler;
+      const app = buildApp({ deps: embedded?.deps ?? graph.deps, log: createLogger("error"), mode });
       for (const size of opts.sizes) {
         for (const kind of Object.keys(KINDS) as Kind[]) {
           const spec = KINDS[kind];
@@ -121,6 +126,8 @@ async function main() {
         }
       }
     } finally {
+      reconciler?.stop();
+      await reconciler?.idle();
       await graph.close();
       await storage.drop();
     }
