@@ -9,9 +9,10 @@ const MAX_WORDS = 50_000;
 
 /**
  * A token PostgreSQL's default text-search parser reads as one plain word and nothing else: ASCII
- * letters (not too many to be indexed), then at most some closing punctuation before a space. Letters joined by a hyphen, a dot,
- * a slash, an apostrophe, an @ or a digit make other tokens (hyphenated words, hosts, paths, emails,
- * numbers), which a query holding them leaves to the statement.
+ * letters (not too many to be indexed), then at most some closing punctuation before a space.
+ * Letters joined by a hyphen, a dot, a slash, an apostrophe, an @ or a digit make other tokens
+ * (hyphenated words, hosts, paths, emails, numbers), which a query holding them leaves to the
+ * statement.
  */
 const PLAIN_TOKEN = /^([A-Za-z]{1,200})[.,;:!?]*$/;
 
