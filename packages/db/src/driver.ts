@@ -23,6 +23,13 @@ export interface Database extends Sql {
   /** PostgreSQL: what its connection pool is doing (see withPoolStats). PGlite is one engine in the process, not a pool. */
   readonly pool?: PoolStats;
   transaction<T>(work: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * PGlite only: calls `heard` with each notification on `channel` that its one session commits,
+   * before the statement or transaction that committed it answers; resolves to what stops it.
+   * PostgreSQL has none: other processes commit there too, and their notifications arrive later
+   * than their commits are visible (listenForNotifications hears them on a connection of its own).
+   */
+  listenInProcess?(channel: string, heard: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

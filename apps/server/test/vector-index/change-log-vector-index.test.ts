@@ -141,6 +141,47 @@ describe("the change-log vector index (full mode's API processes)", () => {
     else expect(fts.headers.get("server-timing")!).toContain("agent_playbooks.text;");
   });
 
+  test.skipIf(testMode !== "embedded")("embedded: a search reads the log only when a commit was announced since the last read", async () => {
+    let reads = 0;
+    const counted = {
+      ...svc.db,
+      query: ((text: string, params?: readonly unknown[]) => {
+        if (text.includes("FROM vector_changes WHERE")) reads++;
+        return svc.db.query(text, params);
+      }) as TestService["db"]["query"],
+    };
+    const follower = await ready(await ChangeLogFollower.open(counted, { onError: (error) => errors.push(error) }));
+    try {
+      const before = reads;
+      for (let i = 0; i < 50; i++) expect((await searchWith(follower, "reimbursement")).length).toBeGreaterThan(0);
+      // Its own loop reads the log once a second all the same; each search read it before.
+      expect(reads - before).toBeLessThanOrEqual(2);
+      // Rolled back: nothing announced, nothing to read.
+      await svc.db
+        .transaction(async (tx) => {
+          await insertAgentPlaybook(tx, "Never committed");
+          throw new Error("rolled back");
+        })
+        .catch(() => {});
+      for (let round = 0; round < 5; round++) {
+        // Committed in a transaction, through a statement alone, and through the API: each seen by the very next search.
+        let inTransaction = 0;
+        await svc.db.transaction(async (tx) => {
+          [{ id: inTransaction }] = (await insertAgentPlaybook(tx, `Refund policy exception ${round}`)) as [{ id: number }];
+        });
+        expect(await searchWith(follower, "reimbursement", { top_k: 50 })).toContain(inTransaction);
+        const [{ id: alone }] = (await insertAgentPlaybook(svc.db, `Refund by voucher ${round}`)) as [{ id: number }];
+        expect(await searchWith(follower, "reimbursement", { top_k: 50 })).toContain(alone);
+        await svc.db.query("DELETE FROM agent_playbooks WHERE agent_playbook_id = ANY($1::int8[])", [[inTransaction, alone]]);
+        const found = await searchWith(follower, "reimbursement", { top_k: 50 });
+        expect(found).not.toContain(inTransaction);
+        expect(found).not.toContain(alone);
+      }
+    } finally {
+      await follower.close();
+    }
+  });
+
   test("a follower whose place in the log was pruned rebuilds from the tables", async () => {
     const [missed] = await addAgentPlaybooks(svc, [
       { trigger: "a user asks to export their data", content: "Send the export link", playbook_status: "APPROVED" },

@@ -1,7 +1,7 @@
 import type { SearchAgentPlaybooksRequest, SearchMode, SearchUserPlaybooksRequest, Status } from "@als/contract";
-import { type AgentPlaybookRecord, agentPlaybooks, type PlaybookSearch, type Scope, type UserPlaybookRecord, userPlaybooks } from "@als/db";
+import { type AgentPlaybookRecord, agentPlaybooks, type Scope, type UserPlaybookRecord, userPlaybooks } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
-import { planQuery } from "../search/query-plan.ts";
+import { type PlannedSearch, planQuery } from "../search/query-plan.ts";
 import { rankedRows } from "../search/ranked-rows.ts";
 import { agentPlaybookTable, userPlaybookTable } from "../search/ranked-tables.ts";
 import { type SearchContext, unboundedSearch } from "../search/search-context.ts";
@@ -27,7 +27,7 @@ async function rankOrList<R>(
   search: SearchContext,
   request: SearchOptions,
   stage: string,
-  rank: (planned: Omit<PlaybookSearch, "commonLexemes">) => Promise<R[]>,
+  rank: (planned: PlannedSearch) => Promise<R[]>,
   newest: (limit: number) => Promise<R[]>,
 ): Promise<R[]> {
   const query = request.query?.trim() ?? "";

@@ -2,7 +2,7 @@ import { type ProfileFilters, type ProfileRecord, profileChangeLog, profiles, ty
 import type { CoreDeps } from "../deps.ts";
 import { groupBy } from "../group-by.ts";
 import { withCommonLexemes } from "../search/common-lexemes.ts";
-import { planQuery } from "../search/query-plan.ts";
+import { planQuery, withQueryVector } from "../search/query-plan.ts";
 import { unboundedSearch } from "../search/search-context.ts";
 
 /** Deletes the profiles passing `filters` and logs the removal per user in the same transaction. */
@@ -31,7 +31,7 @@ export async function deleteProfile(
 ): Promise<ProfileRecord[]> {
   if (request.profile_id !== "") return deleteAndLog(deps, scope, { userId: request.user_id, profileId: request.profile_id });
   const plan = await planQuery(deps, unboundedSearch(deps), { query: request.search_query });
-  const query = await withCommonLexemes(deps, "profiles", { ...plan, topK: 1 });
+  const query = await withCommonLexemes(deps, "profiles", await withQueryVector({ ...plan, topK: 1 }));
   const [best] = await profiles.searchProfiles(deps.db, scope, { userId: request.user_id }, query);
   if (!best) return [];
   return deleteAndLog(deps, scope, { userId: request.user_id, profileId: best.profile_id });

@@ -1,5 +1,5 @@
 import type { SearchMode } from "@als/contract";
-import { VectorParam } from "@als/db";
+import { type RankedQuery, VectorParam } from "@als/db";
 import type { CoreDeps } from "../deps.ts";
 import { reformulateQuery } from "./reformulate-query.ts";
 import type { SearchContext } from "./search-context.ts";
@@ -7,7 +7,11 @@ import type { SearchContext } from "./search-context.ts";
 export interface QueryPlan {
   mode: SearchMode;
   queryText: string;
-  queryVector?: VectorParam;
+  /**
+   * The query embedding when a vector arm runs, still being computed when the plan is made: an arm
+   * that needs no vector (the in-process text arm) starts meanwhile.
+   */
+  queryVector?: Promise<VectorParam>;
   threshold: number;
   /** The model's own floor, from which hybrid fusion rescales similarities (whatever `threshold` the request set). */
   similarityFloor: number;
@@ -15,11 +19,14 @@ export interface QueryPlan {
   embeddingModel: string;
 }
 
+/** A planned search of `topK` rows whose query embedding may still be running (see QueryPlan). */
+export type PlannedSearch = Omit<RankedQuery, "commonLexemes" | "queryVector"> & Pick<QueryPlan, "queryVector">;
+
 /**
  * Turns a request's query and search options into what the ranked-search query needs: the query
- * reformulated first when asked, the query embedding only when a vector arm runs (with the search's
- * embedder, from its query cache), the model's default threshold when none is given. Both are stages
- * of the search's timings (`reformulate`, `embed` with "hit" or "miss").
+ * reformulated first when asked, the query embedding started only when a vector arm runs (with the
+ * search's embedder, from its query cache), the model's default threshold when none is given. Both
+ * are stages of the search's timings (`reformulate`, `embed` with "hit" or "miss").
  */
 export async function planQuery(
   deps: Pick<CoreDeps, "llm">,
@@ -38,7 +45,15 @@ export async function planQuery(
   };
   if (mode !== "fts") {
     const desc = embedder.hasCachedQuery(query) ? "hit" : "miss";
-    plan.queryVector = new VectorParam(await timings.time("embed", () => embedder.embedQuery(query), desc));
+    plan.queryVector = timings.time("embed", () => embedder.embedQuery(query), desc).then((values) => new VectorParam(values));
+    // Its failure is reported by the arm that awaits it; an arm that failed first leaves it unawaited.
+    plan.queryVector.catch(() => {});
   }
   return plan;
+}
+
+/** The planned search with its query embedding computed, as the ranked-search statements take it. */
+export async function withQueryVector(planned: PlannedSearch): Promise<Omit<RankedQuery, "commonLexemes">> {
+  const { queryVector, ...rest } = planned;
+  return queryVector ? { ...rest, queryVector: await queryVector } : rest;
 }

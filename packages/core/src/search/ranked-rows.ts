@@ -4,6 +4,7 @@ import type { CoreDeps } from "../deps.ts";
 import type { RequestTimings } from "../request-timings.ts";
 import { inVectorSpan, vectorEngineOf } from "../tracing/vector-spans.ts";
 import { withCommonLexemes } from "./common-lexemes.ts";
+import { type PlannedSearch, withQueryVector } from "./query-plan.ts";
 import type { SearchContext } from "./search-context.ts";
 
 /** One searchable table as ranked search sees it, with `F` its filters. */
@@ -35,12 +36,13 @@ export async function rankedRows<R, F>(
   scope: Scope,
   table: RankedTable<R, F>,
   filters: F,
-  planned: Omit<RankedQuery, "commonLexemes">,
+  pending: PlannedSearch,
 ): Promise<R[]> {
   const { db, timings, vectorIndex: index } = search;
-  const inMemory = index?.text && planned.mode !== "vector" && planned.queryText ? table.vectorFilter(scope, filters) : null;
+  const inMemory = index?.text && pending.mode !== "vector" && pending.queryText ? table.vectorFilter(scope, filters) : null;
   if (index?.text && inMemory && index.text.serves(table.collection, inMemory))
-    return rankedInMemory(deps, db, { scope, table, filters, filter: inMemory, planned, index, text: index.text }, timings);
+    return rankedInMemory(deps, db, { scope, table, filters, filter: inMemory, planned: pending, index, text: index.text }, timings);
+  const planned = await withQueryVector(pending);
   const wanted = index && planned.mode !== "fts" && planned.queryVector ? table.vectorFilter(scope, filters) : null;
   const filter = wanted && index?.serves?.(table.collection, wanted) !== false ? wanted : null;
   const stage = table.collection;
@@ -89,7 +91,7 @@ async function rankedInMemory<R, F>(
     table: RankedTable<R, F>;
     filters: F;
     filter: VectorFilter;
-    planned: Omit<RankedQuery, "commonLexemes">;
+    planned: PlannedSearch;
     index: VectorIndex;
     text: TextArm;
   },
@@ -97,30 +99,35 @@ async function rankedInMemory<R, F>(
 ): Promise<R[]> {
   const { scope, table, filters, filter, planned, index, text } = search;
   const stage = table.collection;
+  // The fused rows are fetched by id: the statement needs no vector.
+  const { queryVector: embedding, ...query } = planned;
+  const queryVector = planned.mode === "hybrid" ? embedding : undefined;
   return timings.time(
     stage,
     async () => {
-      const vector = planned.mode === "hybrid" ? planned.queryVector?.values : undefined;
+      // The text arm needs no vector: it runs while the query embeds, on a thread the embedding leaves free.
       const [nearest, textHits] = await Promise.all([
-        vector
-          ? timings.time(`${stage}.vector`, () =>
-              inVectorSpan("search", "in-process", table.collection, () =>
-                index.search(table.collection, {
-                  vector,
-                  filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: planned.embeddingModel }] },
-                  topK: rankedArmDepth(planned.topK),
-                  threshold: planned.threshold,
-                }),
+        queryVector
+          ? queryVector.then(({ values: vector }) =>
+              timings.time(`${stage}.vector`, () =>
+                inVectorSpan("search", "in-process", table.collection, () =>
+                  index.search(table.collection, {
+                    vector,
+                    filter: { ...filter, must: [...filter.must, { key: "embedding_model", equals: planned.embeddingModel }] },
+                    topK: rankedArmDepth(planned.topK),
+                    threshold: planned.threshold,
+                  }),
+                ),
               ),
             )
           : ([] as VectorHit[]),
         timings.time(`${stage}.text`, async () => {
-          const [query, words] = await Promise.all([withCommonLexemes(deps, stage, planned), text.words(planned.queryText!)]);
-          return text.search(table.collection, { filter, words, common: query.commonLexemes });
+          const [{ commonLexemes }, words] = await Promise.all([withCommonLexemes(deps, stage, query), text.words(planned.queryText!)]);
+          return text.search(table.collection, { filter, words, common: commonLexemes });
         }),
       ]);
       const fusedFound = fuse(nearest, textHits, planned.similarityFloor, planned.topK);
-      return timings.time(`${stage}.sql`, () => table.searchInDatabase(db, scope, filters, { ...planned, commonLexemes: [], fusedFound }));
+      return timings.time(`${stage}.sql`, () => table.searchInDatabase(db, scope, filters, { ...query, commonLexemes: [], fusedFound }));
     },
     "memory",
   );

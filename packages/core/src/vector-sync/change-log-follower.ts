@@ -48,7 +48,8 @@ interface SavedPlace {
  * (vectorChangeLog.changesSince). Every API process keeps its own; each also prunes old entries.
  *
  * - A search first takes in what the log holds beyond its place, so it sees every write that
- *   committed before it (one indexed read of the log when nothing changed).
+ *   committed before it (one indexed read of the log when nothing changed; embedded, none when no
+ *   commit was announced since the last read: see asOfNow).
  * - It starts from its save in `directory` when one was made for this database (embedded mode:
  *   saved every 30 s while it changes, and on close), else from the tables. Until that first
  *   catch-up or rebuild is done (a rebuild of 100k rows per kind takes a minute or two), and during
@@ -73,6 +74,15 @@ export class ChangeLogFollower implements VectorIndex {
   private running: Promise<void> = Promise.resolve();
   /** A catch-up queued behind the running one, shared by every search that arrives meanwhile. */
   private queued: Promise<void> | null = null;
+  /** The catch-up queued last: a search shares it while no commit was announced since its read began. */
+  private latest: Promise<void> | null = null;
+  /**
+   * Embedded: whether a commit added entries to the log since the last read of it began (PGlite
+   * announces each to this process before the call that committed it answers). Null where nothing
+   * announces (beside a PostgreSQL server, whose other processes write too): every search reads.
+   */
+  private announced: boolean | null = null;
+  private stopHearing: (() => Promise<void>) | null = null;
   /** The text arm's query lexemes, made as the SQL arm's (distinctiveWords in packages/db). */
   private readonly queryLexemes: QueryLexemes;
 
@@ -107,6 +117,11 @@ export class ChangeLogFollower implements VectorIndex {
     const textIndex = beside ? null : new TextIndex(HELD, FUSION.partialMatch);
     const follower = new ChangeLogFollower(db, index, textIndex, database, usable ? "save" : "tables");
     if (usable) follower.horizon = BigInt(saved!.horizon);
+    // Heard before the first read, so that no commit falls between the two.
+    follower.stopHearing = await vectorChangeLog.hearChanges(db, () => {
+      follower.announced = true;
+    });
+    if (follower.stopHearing) follower.announced = true;
     follower.catchUp().catch(onError);
     follower.loops.push(
       startBackgroundLoop(() => follower.catchUp(), FOLLOW_INTERVAL_MS, onError),
@@ -125,12 +140,12 @@ export class ChangeLogFollower implements VectorIndex {
   }
 
   async search(collection: Collection, query: VectorQuery): Promise<VectorHit[]> {
-    await this.catchUp();
+    await this.asOfNow();
     return this.index.search(collection, query);
   }
 
   searchAsOfNow(): { caughtUp: Promise<void>; search: VectorIndex["search"]; text?: TextArm | undefined } {
-    const caughtUp = this.catchUp();
+    const caughtUp = this.asOfNow();
     // Its failure is the searches' to report; a request may make none (the index serves no kind it searches).
     caughtUp.catch(() => {});
     return {
@@ -155,7 +170,7 @@ export class ChangeLogFollower implements VectorIndex {
       serves: (collection, filter) => this.caughtUp && this.textLoaded && textIndex.holds(collection) && this.index.serves(collection, filter),
       words: (text) => this.queryLexemes.of(text),
       search: async (collection, query) => {
-        await (caughtUp ?? this.catchUp());
+        await (caughtUp ?? this.asOfNow());
         return textIndex.search(collection, query);
       },
     };
@@ -168,13 +183,31 @@ export class ChangeLogFollower implements VectorIndex {
 
   /** Takes in every change committed so far. */
   catchUp(): Promise<void> {
-    this.queued ??= this.exclusively(async () => {
+    if (this.queued) return this.queued;
+    this.queued = this.exclusively(async () => {
       this.queued = null;
-      await this.pushPending();
+      if (this.announced !== null) this.announced = false;
+      try {
+        await this.pushPending();
+      } catch (error) {
+        if (this.announced !== null) this.announced = true;
+        throw error;
+      }
       this.caughtUp = true;
       this.followedAt = performance.now();
     });
+    this.latest = this.queued;
     return this.queued;
+  }
+
+  /**
+   * What a search waits for to see every change committed before it: the latest catch-up when no
+   * commit was announced since that one began reading (embedded: then the log holds nothing new, and
+   * a search reads nothing), else a catch-up of its own. The background loop reads the log every
+   * second all the same, which keeps the place in it ahead of the pruning.
+   */
+  private asOfNow(): Promise<void> {
+    return this.announced === false && this.latest ? this.latest : this.catchUp();
   }
 
   /**
@@ -201,6 +234,8 @@ export class ChangeLogFollower implements VectorIndex {
   async close(): Promise<void> {
     for (const loop of this.loops) loop.stop();
     for (const loop of this.loops) await loop.idle();
+    // Stopped before the database closes; a database already closed has nobody left to hear.
+    await this.stopHearing?.().catch(() => {});
     await this.drain();
   }
 

@@ -134,6 +134,9 @@ export async function openPglite(options: PgliteOptions): Promise<PgliteDatabase
           clearTimeout(timer);
         }
       }),
+    // PGlite hands each notification to its listeners (queueMicrotask) as it parses the answer
+    // that carries it, so they run before the call that committed it resumes.
+    listenInProcess: (channel, heard) => open(() => failing(() => db.listen(channel, heard))),
     close: () => (db.closed ? Promise.resolve() : db.close()),
     dumpDataDir: () => open(async () => (await db.dumpDataDir("none")) as Blob),
   });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Sql } from "../driver.ts";
+import type { Database, Sql } from "../driver.ts";
 
 /** A row whose point changed, as the change log names it (see migrations/0036_vector_change_log.sql). */
 export interface ChangedRow {
@@ -34,6 +34,18 @@ export async function enableChangeLog(sql: Sql, waitMs: number): Promise<boolean
     await sleep(50);
   }
   return true;
+}
+
+/**
+ * Calls `announced` each time a transaction that added entries to the log commits, before the
+ * statement or transaction that committed it answers (migrations/0050_vector_changes_announced.sql),
+ * and resolves to what stops it; null where the database cannot tell this process so (PostgreSQL).
+ */
+export async function hearChanges(db: Database, announced: () => void): Promise<(() => Promise<void>) | null> {
+  if (!db.listenInProcess) return null;
+  const stop = await db.listenInProcess("als_vector_changes", announced);
+  await db.exec("SET als.announce_vector_changes = on");
+  return stop;
 }
 
 /** Which database this is: a saved graph must not be read for another one. */
