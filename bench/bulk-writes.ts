@@ -1,6 +1,8 @@
 /**
  * Bulk writes against the embedding model's own pace: add_user_profile, add_user_playbook and
- * add_agent_playbook, each `--size` learnings in calls of `--batch`, through the real app
+ * add_agent_playbook, each `--size` learnings in calls of `--batch`, and publish_interaction with
+ * `--batch` interactions a call followed by the learning step's embedding of them
+ * (embedPendingInteractions for each user, as each user's next learning step begins), through the real app
  * (`app.handle`) over the service's own composition (createCoreDeps from the settings a fresh
  * PGlite directory or PostgreSQL database gives: the in-process vector index embedded, pgvector in
  * full mode; embedded, the reconciler beside it, which keeps PGlite's planner statistics). Beside
@@ -14,7 +16,18 @@
  */
 import { parseArgs } from "node:util";
 import { createEmbedder } from "@als/ai";
-import { createCoreDeps, embeddingTextOf, loadSettings, type Reconciler, reconcile } from "@als/core";
+import {
+  type CoreDeps,
+  createCoreDeps,
+  embeddingTextOf,
+  embeddingTextOfInteraction,
+  embedPendingInteractions,
+  INTERACTION_EMBEDDING_BATCH,
+  loadSettings,
+  type Reconciler,
+  reconcile,
+} from "@als/core";
+import { LOCAL_SCOPE } from "@als/db";
 import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { freshServiceStorage } from "./lib/fresh-storage.ts";
@@ -26,25 +39,59 @@ import { markdownTable, seconds } from "./lib/stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/** Each kind's endpoint, its entry for the i-th text, and the entry's text the service embeds. */
+const USERS = 100;
+const userOf = (i: number) => `bulk-user-${i % USERS}`;
+/** The batches the learnings' endpoints embed: each call's entries. */
+const byCall = <E>(calls: E[][]) => calls;
+
+/**
+ * Each kind's endpoint; its entry for the i-th text; the body of the c-th call; the entry's text
+ * the service embeds; the batches it embeds them in; and what completes the writes after the calls.
+ */
 const KINDS = {
   profiles: {
     path: "/api/add_user_profile",
-    list: "user_profiles",
-    entry: (content: string, i: number) => ({ user_id: `bulk-user-${i % 100}`, content }),
+    entry: (content: string, i: number) => ({ user_id: userOf(i), content }),
+    body: (entries: object[]) => ({ user_profiles: entries }),
     embedded: (entry: { content: string }) => entry.content,
+    floorBatches: byCall,
   },
   user_playbooks: {
     path: "/api/add_user_playbook",
-    list: "user_playbooks",
-    entry: (content: string, i: number) => ({ user_id: `bulk-user-${i % 100}`, trigger: `When case ${i} comes up`, content }),
+    entry: (content: string, i: number) => ({ user_id: userOf(i), trigger: `When case ${i} comes up`, content }),
+    body: (entries: object[]) => ({ user_playbooks: entries }),
     embedded: embeddingTextOf,
+    floorBatches: byCall,
   },
   agent_playbooks: {
     path: "/api/add_agent_playbook",
-    list: "agent_playbooks",
     entry: (content: string, i: number) => ({ agent_version: "bulk-agent", trigger: `When case ${i} comes up`, content }),
+    body: (entries: object[]) => ({ agent_playbooks: entries }),
     embedded: embeddingTextOf,
+    floorBatches: byCall,
+  },
+  // Published without vectors; each user's learning step embeds them first, INTERACTION_EMBEDDING_BATCH at a time.
+  interactions: {
+    path: "/api/publish_interaction",
+    entry: (content: string, i: number) => ({ role: i % 2 ? "Agent" : "User", content }),
+    body: (entries: object[], call: number) => ({ user_id: userOf(call), session_id: `bulk-session-${call}`, interaction_data_list: entries }),
+    embedded: embeddingTextOfInteraction,
+    floorBatches: <E>(calls: E[][]) =>
+      Array.from({ length: USERS }, (_, user) => calls.filter((_, call) => call % USERS === user).flat()).flatMap((texts) =>
+        Array.from({ length: Math.ceil(texts.length / INTERACTION_EMBEDDING_BATCH) }, (_, i) =>
+          texts.slice(i * INTERACTION_EMBEDDING_BATCH, (i + 1) * INTERACTION_EMBEDDING_BATCH),
+        ),
+      ),
+    // Embedded, the reconciler's learning steps embed them, as in the service: until none is left.
+    // Full mode's worker is not run here: each user's embedding, as its learning step begins it, stands in.
+    complete: async (deps: CoreDeps, calls: number, reconciling: boolean) => {
+      if (!reconciling) {
+        for (let user = 0; user < Math.min(calls, USERS); user++) await embedPendingInteractions(deps, LOCAL_SCOPE, userOf(user));
+        return;
+      }
+      const pending = async () => (await deps.db.query<{ n: number }>("SELECT count(*)::int AS n FROM interactions WHERE embedding IS NULL"))[0]!.n;
+      while ((await pending()) > 0) await Bun.sleep(10);
+    },
   },
 } as const;
 type Kind = keyof typeof KINDS;
@@ -98,19 +145,20 @@ async function main() {
           const entries = textsOf(kind, size).map((text, i) => spec.entry(text, i));
           const batches = Array.from({ length: Math.ceil(size / opts.batch) }, (_, i) => entries.slice(i * opts.batch, (i + 1) * opts.batch));
           let started = performance.now();
-          for (const batch of batches) await floor.embedDocuments(batch.map((entry) => spec.embedded(entry as never)));
+          for (const batch of spec.floorBatches(batches)) await floor.embedDocuments(batch.map((entry) => spec.embedded(entry as never)));
           const floorMs = performance.now() - started;
           started = performance.now();
-          for (const batch of batches) {
+          for (const [call, batch] of batches.entries()) {
             const response = await app.handle(
               new Request(`http://localhost${spec.path}`, {
                 method: "POST",
                 headers: { "content-type": "application/json" },
-                body: JSON.stringify({ [spec.list]: batch }),
+                body: JSON.stringify(spec.body(batch, call)),
               }),
             );
             if (response.status !== 200) throw new Error(`${spec.path} answered ${response.status}: ${await response.text()}`);
           }
+          if ("complete" in spec) await spec.complete(graph.deps, batches.length, reconciler !== undefined);
           const writeMs = performance.now() - started;
           const perSecond = (ms: number) => (size / ms) * 1000;
           progress(`${mode} ${kind} ${sizeLabel(size)}: ${perSecond(writeMs).toFixed(0)}/s written, floor ${perSecond(floorMs).toFixed(0)}/s`);
@@ -138,7 +186,7 @@ async function main() {
   for (const fact of [...hostFacts(), ...engines]) console.log(`- ${fact}`);
   console.log(`- load average (1/5/15 min) at start ${loadAtStart}, at end ${loadAverage()}; other processes on the machine add noise`);
   console.log(
-    `- ${opts.batch} learnings a call, one call at a time; floor: a second embedding pool embedding the texts the service embeds (a playbook's trigger and content) in the same batches\n`,
+    `- ${opts.batch} learnings or interactions a call, one call at a time, over ${USERS} users; interactions: the calls, then until every one has its vector (embedded: the reconciler's learning steps embed them; full: each user's embedding as their learning step begins, in place of the worker); floor: a second embedding pool embedding the texts the service embeds (a playbook's trigger and content) in the same batches (interactions: each user's, ${INTERACTION_EMBEDDING_BATCH} at a time)\n`,
   );
   console.log(markdownTable(["mode", "kind", "learnings", "time", "written/s", "floor/s", "ratio to floor"], rows));
 }

@@ -65,6 +65,7 @@ export { answerPublish, type PublishAnswerOptions } from "./interactions/answer-
 export * from "./interactions/delete-interactions.ts";
 export * from "./interactions/embed-interactions.ts";
 export * from "./interactions/finalize-session.ts";
+export { embeddingTextOfInteraction } from "./interactions/interaction-text.ts";
 export { toInteraction, toRequest } from "./interactions/interaction-view.ts";
 export * from "./interactions/publish-admission.ts";
 export * from "./interactions/publish-interactions.ts";

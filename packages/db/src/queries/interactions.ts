@@ -302,12 +302,14 @@ export async function interactionsWithoutEmbedding(
   userId: string,
   modelId: string,
   limit: number,
-): Promise<{ interaction_id: number; content: string; user_action_description: string | null }[]> {
+  /** Only those after this place in the user's stream (the last `seq` of the batch before). */
+  afterSeq = 0,
+): Promise<{ interaction_id: number; seq: number; content: string; user_action_description: string | null }[]> {
   return sql.query(
-    `SELECT interaction_id, content, user_action_description FROM interactions
-     WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND embedding_model IS DISTINCT FROM $4 AND ${HAS_TEXT}
+    `SELECT interaction_id, seq, content, user_action_description FROM interactions
+     WHERE org_id = $1 AND project_id = $2 AND user_id = $3 AND embedding_model IS DISTINCT FROM $4 AND ${HAS_TEXT} AND seq > $6
      ORDER BY seq LIMIT $5`,
-    [scope.orgId, scope.projectId, userId, modelId, limit],
+    [scope.orgId, scope.projectId, userId, modelId, limit, afterSeq],
   );
 }
 
