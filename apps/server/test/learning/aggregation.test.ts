@@ -181,8 +181,10 @@ describe("operations in flight", () => {
     gate = new Promise((resolve) => {
       release = resolve;
     });
+    const callsBefore = aggregationCalls();
     const op = await start({ request_id: "retire", agent_version: "v4" });
-    while (aggregationCalls() === 0 || (await receipt(op.body.operation_id)).status !== "running") await Bun.sleep(20);
+    // Its own call to the LLM (held by the gate) comes after it read its inputs: an edit from then on retires one.
+    while (aggregationCalls() === callsBefore || (await receipt(op.body.operation_id)).status !== "running") await Bun.sleep(20);
     svc.clock.now += 1;
     await svc.call("PUT", "/api/update_user_playbook", { user_playbook_id: sources[2], rationale: "edited while the run was out" });
     release();
