@@ -327,13 +327,13 @@ function report(input: {
         ? `all read from ${vectors.path.replace(`${ROOT}/`, "")} (embedded by earlier runs in ${seconds(vectors.totalEmbedMillis)} in all)`
         : `${vectors.embedded} embedded this run in ${seconds(vectors.embedMillis)} (${(vectors.embedded / (vectors.embedMillis / 1000)).toFixed(0)} texts/s), the rest read from ${vectors.path.replace(`${ROOT}/`, "")}`
     }.`,
-    "Bulk load: profiles_embedding_hnsw and profiles_search_text_gin dropped, rows inserted 2000 per statement (unnest of arrays, embedding as text ::vector), " +
-      "both indexes recreated from their catalog definitions with maintenance_work_mem 1GB, then VACUUM ANALYZE. A database seeded by an earlier run from the same corpus, size, shape and profiles table definition is reused.",
+    "Bulk load: profiles_search_text_gin dropped, rows inserted 2000 per statement (unnest of arrays, embedding as text ::vector), " +
+      "the index recreated from its catalog definition with maintenance_work_mem 1GB, then VACUUM ANALYZE. A database seeded by an earlier run from the same corpus, size, shape and profiles table definition is reused.",
     "",
   );
   out.push(
     markdownTable(
-      ["mode", "profiles", "shape", "database", "seeded", "insert", "HNSW build", "GIN build", "VACUUM ANALYZE", "total"],
+      ["mode", "profiles", "shape", "database", "seeded", "insert", "GIN build", "VACUUM ANALYZE", "total"],
       datasets.map((d) => {
         const t = d.seeded ?? d.seededBefore;
         return [
@@ -343,7 +343,6 @@ function report(input: {
           d.location.replace(`${ROOT}/`, ""),
           d.seeded ? "this run" : `earlier run (opened in ${seconds(d.openMillis)})`,
           t ? seconds(t.insertMillis) : "?",
-          t ? seconds(t.hnswMillis) : "?",
           t ? seconds(t.ginMillis) : "?",
           t ? seconds(t.vacuumMillis) : "?",
           t ? seconds(t.totalMillis) : "?",

@@ -687,7 +687,9 @@ function report(input: {
           r.location.replace(`${ROOT}/`, ""),
           r.seeded ? "this run" : `earlier run (opened in ${seconds(r.openMillis)})`,
           ...LEARNING_TABLES.map((table) =>
-            t ? `${seconds(t.tables[table].insertMillis)} / ${seconds(t.tables[table].hnswMillis)} / ${seconds(t.tables[table].ginMillis)}` : "?",
+            t
+              ? `${seconds(t.tables[table].insertMillis)} / ${t.tables[table].hnswMillis === null ? "—" : seconds(t.tables[table].hnswMillis)} / ${seconds(t.tables[table].ginMillis)}`
+              : "?",
           ),
           t ? seconds(t.vacuumMillis) : "?",
           t ? seconds(t.totalMillis) : "?",

@@ -40,7 +40,7 @@ async function startWith(env: Record<string, string>): Promise<string[]> {
 
 describe("the learnings' HNSW indexes follow the vector index", () => {
   test(`${testMode}: dropped beside the in-process index on PGlite only, built again when pgvector searches`, async () => {
-    const all = ["agent_playbooks_embedding_hnsw", "profiles_embedding_hnsw", "user_playbooks_embedding_hnsw"];
+    const all = ["agent_playbooks_embedding_hnsw", "user_playbooks_embedding_hnsw"];
     const inProcess = await startWith({ VECTOR_INDEX: "in-process" });
     expect(inProcess.sort()).toEqual(testMode === "embedded" ? all : []);
     expect(await startWith({ VECTOR_INDEX: "pgvector" })).toEqual([]);

@@ -80,7 +80,10 @@ describe("keeping a vector index in sync through the outbox", () => {
     const read = await vectorOutbox.oldestEntries(svc.db, BATCH);
     await addProfile({ profile_id: "job", content: "Works as a backend engineer", tags: ["work", "go"] });
     await vectorOutbox.removePushed(svc.db, read);
-    expect(await vectorOutbox.countPending(svc.db)).toBe(1);
+    // Only this row's entry is asked about: the reconciler may still be learning from an earlier
+    // test's publish, and what it writes is noted too.
+    const pending = await vectorOutbox.oldestEntries(svc.db, BATCH);
+    expect(pending.filter((entry) => entry.row_id === "job")).toHaveLength(1);
     await sync();
     expect(pushed.get("profiles", "job")!.payload.tags).toEqual(["work", "go"]);
   });

@@ -2,10 +2,10 @@ import type { Sql } from "../driver.ts";
 
 /**
  * The HNSW index of each learning table searched project-wide, as migration 0033 builds it: what
- * pgvector walks when the database answers a vector search.
+ * pgvector walks when the database answers a vector search. Profiles, searched one user's at a
+ * time, have none (migration 0051).
  */
 const LEARNING_HNSW: Readonly<Record<string, string>> = {
-  profiles_embedding_hnsw: "ON profiles USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 200)",
   user_playbooks_embedding_hnsw: "ON user_playbooks USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 200)",
   agent_playbooks_embedding_hnsw: "ON agent_playbooks USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 200)",
 };
