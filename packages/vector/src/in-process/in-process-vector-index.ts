@@ -1,6 +1,6 @@
 import { type Collection, checkPayloadKey } from "../collections.ts";
 import type { PointRef, VectorFilter, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
-import { Partition } from "./partition.ts";
+import { Partition, unitOf } from "./partition.ts";
 import { payloadFilter } from "./payload-filter.ts";
 import { loadSnapshot, type PartitionRef, saveSnapshot } from "./snapshot.ts";
 
@@ -36,6 +36,8 @@ export interface InProcessSettings {
  */
 export class InProcessVectorIndex implements VectorIndex {
   private readonly partitions = new Map<string, { ref: PartitionRef; partition: Partition }>();
+  /** Query vectors made unit, by the array asked with: a unified search asks each kind's partition with the same one. */
+  private readonly unitQueries = new WeakMap<readonly number[], Float32Array>();
   private readonly held: ReadonlySet<Collection>;
   /** Payload keys whose searches are left to the database (SELECTIVE_KEYS, and user_id when the settings say). */
   private readonly selectiveKeys: ReadonlySet<string>;
@@ -102,7 +104,12 @@ export class InProcessVectorIndex implements VectorIndex {
     const entry = this.partitions.get(partitionKey(collection, query.filter.scope));
     if (!entry) return [];
     const user = query.filter.must.find((condition) => condition.key === "user_id" && "equals" in condition);
-    return entry.partition.search(query.vector, {
+    let unit = this.unitQueries.get(query.vector);
+    if (!unit) {
+      unit = unitOf(query.vector);
+      this.unitQueries.set(query.vector, unit);
+    }
+    return entry.partition.search(unit, {
       topK: query.topK,
       threshold: query.threshold,
       passes: payloadFilter(query.filter.must),

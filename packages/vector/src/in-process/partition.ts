@@ -85,22 +85,21 @@ export class Partition {
   }
 
   /**
-   * The nearest points whose payload `passes`, nearest first, above `threshold`. The graph knows no
-   * payloads, so it is asked for twice `topK` neighbours, then four times as many each round, until
-   * `topK` pass or the similarity falls to the threshold; when it has no more to give (a filter that
-   * passes few points, or points its walk cannot reach), every point is compared: a filter costs
-   * time, never results. Twice rather than four times `topK` (full 100k, four alternating pairs of
-   * bench/unified-search runs): c=1 p50 17.8 against 19.9 ms, recall@10 unchanged (agent playbooks
-   * 0.982 against 0.983, project-wide user playbooks 0.987–0.989 against 0.980–0.990); each
-   * neighbour rescored is a point read from memory the query embedding has just pushed out of the
-   * caches.
+   * The points nearest `query` (unit length, see unitOf) whose payload `passes`, nearest first,
+   * above `threshold`. The graph knows no payloads, so it is asked for twice `topK` neighbours,
+   * then four times as many each round, until `topK` pass or the similarity falls to the threshold;
+   * when it has no more to give (a filter that passes few points, or points its walk cannot reach),
+   * every point is compared: a filter costs time, never results. Twice rather than four times
+   * `topK` (full 100k, four alternating pairs of bench/unified-search runs): c=1 p50 17.8 against
+   * 19.9 ms, recall@10 unchanged (agent playbooks 0.982 against 0.983, project-wide user playbooks
+   * 0.987–0.989 against 0.980–0.990); each neighbour rescored is a point read from memory the query
+   * embedding has just pushed out of the caches.
    */
   search(
-    vector: readonly number[],
+    query: Float32Array,
     options: { topK: number; threshold: number | undefined; passes: (payload: StoredPoint["payload"]) => boolean; user?: string | undefined },
   ): VectorHit[] {
     const { topK, threshold, passes, user } = options;
-    const query = unitQuery(vector);
     if (user !== undefined) return this.compare(this.pointsOfKeys(this.keysOfUser.get(user) ?? []), query, topK, threshold, passes);
     if (this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
     for (let k = Math.max(2 * topK, 64); k < this.size; k *= 4) {
@@ -177,19 +176,8 @@ export class Partition {
   }
 }
 
-/** Query vectors made unit, by the array asked with: a unified search asks each kind's partition with the same one. */
-const unitQueries = new WeakMap<readonly number[], Float32Array>();
-
-function unitQuery(vector: readonly number[]): Float32Array {
-  let unit = unitQueries.get(vector);
-  if (!unit) {
-    unit = unitOf(vector);
-    unitQueries.set(vector, unit);
-  }
-  return unit;
-}
-
-function unitOf(vector: ArrayLike<number>): Float32Array {
+/** The vector scaled to unit length, as a search's query and every stored point are compared. */
+export function unitOf(vector: ArrayLike<number>): Float32Array {
   const unit = Float32Array.from(vector);
   const norm = Math.sqrt(dot(unit, unit));
   if (norm > 0) for (let i = 0; i < unit.length; i++) unit[i]! /= norm;
