@@ -90,7 +90,11 @@ const KINDS = {
         return;
       }
       const pending = async () => (await deps.db.query<{ n: number }>("SELECT count(*)::int AS n FROM interactions WHERE embedding IS NULL"))[0]!.n;
-      while ((await pending()) > 0) await Bun.sleep(10);
+      const deadline = Date.now() + 10 * 60_000;
+      while ((await pending()) > 0) {
+        if (Date.now() > deadline) throw new Error("the reconciler left interactions without vectors for 10 minutes");
+        await Bun.sleep(10);
+      }
     },
   },
 } as const;

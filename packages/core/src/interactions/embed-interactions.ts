@@ -9,8 +9,8 @@ export const INTERACTION_EMBEDDING_BATCH = 64;
  * Gives a user's interactions their vectors, in batches, after publishing stored them without:
  * the model's time stays off the publish path, and batches embed more cheaply than single turns.
  * Until then the full-text arm finds them. Idempotent: what has a vector of the current model is
- * left alone. A batch is stored, and the next one read, while the model embeds the one between:
- * storing costs about as much as embedding (each vector is also an insert into the HNSW index).
+ * left alone. A batch is stored, and the next one read, while the model embeds the one between, so
+ * the statements add little to the model's time.
  */
 export async function embedPendingInteractions(deps: CoreDeps, scope: Scope, userId: string): Promise<number> {
   const { db, embedder } = deps;
