@@ -6,7 +6,7 @@
  * miss), alternating POST /api/search, /api/search_profiles and /api/search_user_playbooks. Its
  * resident memory (VmRSS of /proc/<pid>/status, sampled every 50 ms) is printed at the baseline,
  * at each wave's peak and end, after an idle pause and after a forced full collection (the preload
- * bench/lib/memory-probe.ts runs one on SIGUSR2 and reports the main thread's JSC heap). Then
+ * bench/lib/memory-probe.ts runs one on SIGUSR2 and reports the service thread's JSC heap). Then
  * one add_user_profile of `--long-profiles` profiles as long as the queries (documents, embedded in
  * tasks of 32 texts), and the memory after it.
  *
@@ -138,6 +138,8 @@ async function runMode(mode: StorageMode): Promise<ModeResult> {
       HOST: "127.0.0.1",
       PORT: String(port),
       LOG_LEVEL: "error",
+      // As scripts/serve runs the service (apps/server/src/main.ts says why).
+      BUN_GC_TIMER_DISABLE: "1",
       EMBEDDING_MODEL_DIR: defaultModelDir(ROOT),
       MEMORY_PROBE_FILE: probeFile,
       ...opts.env,
@@ -270,7 +272,7 @@ console.log(
 );
 console.log(
   `\n${markdownTable(
-    ["main thread's JSC heap after a full collection (MB)", ...results.flatMap((result) => [`${result.mode} baseline`, `${result.mode} after`])],
+    ["service thread's JSC heap after a full collection (MB)", ...results.flatMap((result) => [`${result.mode} baseline`, `${result.mode} after`])],
     (["heapSize", "heapCapacity", "extraMemorySize"] as const).map((field) => [
       field,
       ...results.flatMap((result) => result.memory.filter((entry) => entry.heap).map((entry) => mb(entry.heap![field]))),

@@ -22,6 +22,9 @@
  * outbox the first time and reused while they hold it. The API process's memory (RSS) is reported
  * beside every row, and the Qdrant server's too when --qdrant-pid names it.
  *
+ * The bench runs as scripts/serve runs the service: in a worker thread of a process with Bun's
+ * collection timer off (bench/lib/service-thread.ts).
+ *
  * --clients process runs the timed rows' clients in a Bun process of their own (they still share
  * the machine's cores), so the server's event loop serves only the server, as with real agents.
  *
@@ -59,6 +62,7 @@ import { integerOption, storageModesOption } from "./lib/options.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
 import { type ClientRun, runClients, runClientsInProcess, type SearchAnswer, searchClient } from "./lib/search-clients.ts";
 import { type Corpus, LEARNING_TABLES, type LearningsSeedTimings, openLearningsDataset, postgresServerUrl, type StorageMode, sizeLabel } from "./lib/seed.ts";
+import { inServiceThread } from "./lib/service-thread.ts";
 import { OUTSIDE_SERVER, StageSamples, stageCell, stageNames } from "./lib/stage-timings.ts";
 import { markdownTable, mean, ms, percentile, seconds } from "./lib/stats.ts";
 import { cachedEmbeddings } from "./lib/vector-cache.ts";
@@ -564,7 +568,7 @@ function report(input: {
     `- vector index: ${input.vectorIndexFact}`,
     `- load average (1/5/15 min) at start ${input.loadAtStart}, at end ${loadAverage()}; other processes on the machine add noise`,
     "",
-    `Method: the real app (buildApp) served by \`app.listen\` on 127.0.0.1 at a random port, ${opts.clients === "process" ? `its clients in a process of their own (sharing the machine's ${availableParallelism()} cores, not the server's event loop)` : `in the same process as the clients (they share its event loop and the machine's ${availableParallelism()} cores)`}; ` +
+    `Method: the real app (buildApp) served by \`app.listen\` on 127.0.0.1 at a random port from a worker thread with Bun's collection timer off (as scripts/serve runs it), ${opts.clients === "process" ? `its clients in a process of their own (sharing the machine's ${availableParallelism()} cores, not the server's event loop)` : `in the same process as the clients (they share its event loop and the machine's ${availableParallelism()} cores)`}; ` +
       `each request is \`fetch\` POST /api/search with { query, user_id, top_k: ${TOP_K}, search_mode: "hybrid" } and the default entity_types (profiles, user playbooks, agent playbooks), ` +
       `each to another user. Query embedding included: every query text of the run is distinct (about ${distinct} in all, half questions about the user, half situations an agent asks guidance for), ` +
       "so the embedder's query cache never hits (no text repeats; a repeat would be a cache hit and skip the model). Latency = fetch until the JSON body is read, of requests answered 200; " +
@@ -702,6 +706,7 @@ function report(input: {
   process.stdout.write(`${out.join("\n")}\n`);
 }
 
+await inServiceThread(import.meta.path);
 await main();
 
 /** Where the time of the measured requests went: p50 / p95 of each stage the server reported, per row and load. */

@@ -25,12 +25,13 @@ export function randomPort(): number {
 
 /**
  * The API server as its own process, configured by `env` only, so a test can kill it outright. Its
- * log (stderr) is the test's own, or a stream the test reads with `log: "pipe"`.
+ * log (stderr) is the test's own, or a stream the test reads with `log: "pipe"`. Bun's collection
+ * timer is off, as scripts/serve runs the service (apps/server/src/main.ts says why).
  */
 export function spawnServer(port: number, env: Record<string, string>, { log = "inherit" }: { log?: "inherit" | "pipe" } = {}) {
   return Bun.spawn(["bun", SERVER_MAIN], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", PORT: String(port), LOG_LEVEL: "error", ...env },
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), LOG_LEVEL: "error", BUN_GC_TIMER_DISABLE: "1", ...env },
     stdout: "ignore",
     stderr: log,
   });

@@ -1,83 +1,18 @@
-import { loadSettings, memoryMappingLimit, RECOMMENDED_MAPPING_LIMIT, type Settings } from "@als/core";
-import { guardProcessAgainstStorageFailures } from "@als/db";
-import { type AccountServices, createAccountServices } from "@als/identity";
-import { buildApp } from "./app.ts";
-import { composeService } from "./compose.ts";
-import { createLogger } from "./logger.ts";
-
-let settings: Settings;
-try {
-  settings = loadSettings(process.env);
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+/**
+ * The API server's process. The service itself runs in a worker thread (service-thread.ts); this,
+ * the main thread, starts it, passes it the signals that stop it, and ends with its exit code.
+ *
+ * Why a thread: Bun collects a busy thread's heap 16 ms after every turn of its event loop in which
+ * the heap grew, up to 60 times a second, and each collection stops the service for 1–3 ms. That
+ * timer can be turned off (BUN_GC_TIMER_DISABLE=1, which scripts/serve and the systemd unit set) in
+ * a worker thread only: there the heap is collected as JavaScriptCore's own limits ask, and the same
+ * machine serves about a quarter more searches a second (bench/README.md, unified-search).
+ */
+const thread = new Worker(new URL("./service-thread.ts", import.meta.url).href);
+thread.addEventListener("close", (event) => process.exit((event as CloseEvent).code));
+// An error the thread did not handle itself (its process guard handles those it can): it cannot go on.
+thread.addEventListener("error", (event) => {
+  process.stderr.write(`the service stopped: ${event.message}\n`);
   process.exit(1);
-}
-const log = createLogger(settings.logLevel);
-// Before anything opens a span (or a Temporal client that carries them): off unless an OTLP endpoint
-// is set, and then the only time the SDK and its exporter are loaded.
-const tracing = settings.tracing && (await import("@als/telemetry/start-tracing")).startTracing(settings.tracing, "agent-learning-api");
-// A dropped database connection fails the requests using it (503); it must not end the process.
-guardProcessAgainstStorageFailures(log);
-let service: Awaited<ReturnType<typeof composeService>>;
-let accounts: AccountServices;
-try {
-  service = await composeService(settings, log);
-  accounts = await createAccountServices(settings.identity, log);
-} catch (error) {
-  log.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-}
-const app = buildApp({
-  deps: service.deps,
-  log,
-  mode: service.mode,
-  backstopMs: settings.backstopMs,
-  maxBodyBytes: settings.maxBodyBytes,
-  healthTimeoutMs: settings.healthTimeoutMs,
-  ...(settings.healthDisk && { healthDisk: settings.healthDisk }),
-  serverTiming: settings.serverTiming,
-  browser: settings.browser,
-  authMode: settings.identity.authMode,
-  rateLimits: settings.identity.rateLimits,
-  trustedProxies: settings.identity.trustedProxies,
-  accounts,
-  metrics: service.metrics,
-  metricsAccess: settings.metrics,
 });
-try {
-  // Bun refuses bodies past its own limit before the app sees them; the app answers 413 with the contract's body just above ours.
-  // reusePort off: Elysia's default lets a second process listen on a port in use and the kernel share
-  // the connections out between them, so a service started twice would answer from both at random.
-  app.listen({ hostname: settings.host, port: settings.port, maxRequestBodySize: settings.maxBodyBytes + 1, reusePort: false });
-} catch (error) {
-  log.error(
-    `cannot start: cannot listen on ${settings.host}:${settings.port}, which another process may be using (${error instanceof Error ? error.message : String(error)})`,
-  );
-  await accounts.mailer.close();
-  await service.close();
-  process.exit(1);
-}
-const url = `http://${settings.host}:${settings.port}`;
-// On a local server the console needs no account from this machine: the first thing a new user opens.
-const consoleNote = settings.identity.authMode === "local" ? { console: `${url}/console/ (no sign-in from this machine)` } : {};
-log.info("listening", { url, mode: service.mode, storage: settings.storage.kind, ...consoleNote });
-const mappingLimit = memoryMappingLimit();
-if (mappingLimit !== undefined && mappingLimit < RECOMMENDED_MAPPING_LIMIT)
-  log.warn(
-    `vm.max_map_count is ${mappingLimit}: a process serving 100k learnings of each kind from memory can reach it and stall; set it to ${RECOMMENDED_MAPPING_LIMIT} (docs/operations.md, "Memory mappings")`,
-  );
-
-// One shutdown, however many signals: scripts/serve forwards the SIGTERM (or Ctrl-C) that the process
-// group also received, and a second run would close the database under the first one's last work.
-let shuttingDown = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, async () => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    await app.stop();
-    await accounts.mailer.close();
-    await service.close();
-    await tracing?.shutdown();
-    process.exit(0);
-  });
-}
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => thread.postMessage({ stop: signal }));

@@ -43,3 +43,22 @@ test("SIGTERM delivered twice while requests are in flight shuts the server down
     if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
   }
 }, 240_000);
+
+test("SIGTERM while the server is still starting ends it at once, with exit code 0", async () => {
+  const server = Bun.spawn(["bun", "apps/server/src/main.ts"], {
+    cwd: new URL("../../../../", import.meta.url).pathname,
+    env: { PATH: process.env.PATH ?? "", PORT: String(randomPort()), DATA_DIR: mkdtempSync(join(dataDir, "starting-")), LOG_LEVEL: "error", BUN_GC_TIMER_DISABLE: "1" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  try {
+    // The service thread is loading its modules: nothing listens yet.
+    await Bun.sleep(300);
+    server.kill("SIGTERM");
+    const exited = await Promise.race([server.exited, Bun.sleep(20_000).then(() => "still running")]);
+    expect({ exited, signal: server.signalCode, stderr: await new Response(server.stderr).text() }).toEqual({ exited: 0, signal: null, stderr: "" });
+  } finally {
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+  }
+}, 60_000);
+
