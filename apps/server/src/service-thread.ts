@@ -75,6 +75,10 @@ const url = `http://${settings.host}:${settings.port}`;
 // On a local server the console needs no account from this machine: the first thing a new user opens.
 const consoleNote = settings.identity.authMode === "local" ? { console: `${url}/console/ (no sign-in from this machine)` } : {};
 log.info("listening", { url, mode: service.mode, storage: settings.storage.kind, ...consoleNote });
+if (!settings.collectionTimerOff)
+  log.warn(
+    'BUN_GC_TIMER_DISABLE is not set: Bun collects the service\'s heap up to 60 times a second while it is busy; start the server with BUN_GC_TIMER_DISABLE=1, as scripts/serve does, for about a quarter more searches a second (docs/operations.md, "Deployment and supervision")',
+  );
 const mappingLimit = memoryMappingLimit();
 if (mappingLimit !== undefined && mappingLimit < RECOMMENDED_MAPPING_LIMIT)
   log.warn(

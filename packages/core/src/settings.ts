@@ -108,6 +108,11 @@ const Environment = z.object({
    * whether a query's embedding was already cached, that is whether someone searched that text lately.
    */
   SERVICE_SERVER_TIMING: z.enum(["true", "false"]).default("false"),
+  /**
+   * Bun's own: set (to anything), Bun's collection timer is off in the API server's service thread
+   * (apps/server/src/main.ts says why). Read here only so that a server started without it says so.
+   */
+  BUN_GC_TIMER_DISABLE: z.string().optional(),
   /** Searches one process runs at once; a search that could not start in time to meet its deadline answers 503 overloaded with Retry-After. */
   SERVICE_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(DEFAULT_SEARCH_CONCURRENCY),
   /** The server backstop: a request still running after this many milliseconds answers 504 backstop_timeout. */
@@ -290,6 +295,7 @@ export function loadSettings(env: Record<string, string | undefined>) {
     healthTimeoutMs: e.SERVICE_HEALTH_TIMEOUT_MS,
     healthDisk: e.DATABASE_URL ? undefined : { directory: e.DATA_DIR, minFreeBytes: e.SERVICE_HEALTH_MIN_FREE_DISK_MB * 1024 * 1024 },
     serverTiming: e.SERVICE_SERVER_TIMING === "true",
+    collectionTimerOff: e.BUN_GC_TIMER_DISABLE !== undefined,
     identity: identitySettings(e),
     publishAdmission: { concurrency: e.SERVICE_PUBLISH_CONCURRENCY, timeoutMs: e.SERVICE_PUBLISH_ADMISSION_TIMEOUT_MS } satisfies PublishAdmissionSettings,
     learning: {

@@ -47,7 +47,13 @@ test("SIGTERM delivered twice while requests are in flight shuts the server down
 test("SIGTERM while the server is still starting ends it at once, with exit code 0", async () => {
   const server = Bun.spawn(["bun", "apps/server/src/main.ts"], {
     cwd: new URL("../../../../", import.meta.url).pathname,
-    env: { PATH: process.env.PATH ?? "", PORT: String(randomPort()), DATA_DIR: mkdtempSync(join(dataDir, "starting-")), LOG_LEVEL: "error", BUN_GC_TIMER_DISABLE: "1" },
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(randomPort()),
+      DATA_DIR: mkdtempSync(join(dataDir, "starting-")),
+      LOG_LEVEL: "error",
+      BUN_GC_TIMER_DISABLE: "1",
+    },
     stdout: "ignore",
     stderr: "pipe",
   });
@@ -61,4 +67,3 @@ test("SIGTERM while the server is still starting ends it at once, with exit code
     if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
   }
 }, 60_000);
-
