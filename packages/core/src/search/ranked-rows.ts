@@ -135,26 +135,28 @@ async function rankedInMemory<R, F>(
 
 /** The best `topK` rows of both arms by FUSION's weights, computed as rankedSearchSql computes them (float8). */
 function fuse(nearest: readonly VectorHit[], textHits: readonly { id: string; textScore: number }[], floor: number, topK: number): FusedFound {
-  const found = new Map<string, { similarity: number | null; textScore: number | null }>();
-  for (const hit of nearest) found.set(hit.id, { similarity: hit.similarity, textScore: null });
-  for (const hit of textHits) {
-    const known = found.get(hit.id);
-    if (known) known.textScore = hit.textScore;
-    else found.set(hit.id, { similarity: null, textScore: hit.textScore });
-  }
-  // The best topK, kept in order as the rows go by: a project-wide text arm finds thousands of rows
-  // (6,000 for a question over 100k agent playbooks), which sorting whole cost more than ranking them.
+  // The vector arm's few rows are looked up by id; the text arm's rows, thousands for a
+  // project-wide question over 100k agent playbooks, are ranked as they go by, and only those the
+  // vector arm also found are kept aside: a text-only row's score is its text score's share alone.
+  const similarityOf = new Map<string, number>();
+  for (const hit of nearest) similarityOf.set(hit.id, hit.similarity);
+  const textScoreOf = new Map<string, number>();
   const top: { id: string; similarity: number | null; textScore: number | null; score: number }[] = [];
   const before = (score: number, id: string, other: (typeof top)[number]) => score > other.score || (score === other.score && compareIds(id, other.id) < 0);
-  for (const [id, { similarity, textScore }] of found) {
+  const rank = (id: string, similarity: number | null, textScore: number | null) => {
     const relevance = similarity === null || floor === 1 ? 0 : Math.max(similarity - floor, 0) / (1 - floor);
     const score = FUSION.vector * relevance + FUSION.text * (textScore ?? 0);
-    if (top.length === topK && (topK === 0 || !before(score, id, top[topK - 1]!))) continue;
+    if (top.length === topK && (topK === 0 || !before(score, id, top[topK - 1]!))) return;
     let at = top.length;
     while (at > 0 && before(score, id, top[at - 1]!)) at--;
     top.splice(at, 0, { id, similarity, textScore, score });
     if (top.length > topK) top.pop();
+  };
+  for (const hit of textHits) {
+    if (similarityOf.has(hit.id)) textScoreOf.set(hit.id, hit.textScore);
+    else rank(hit.id, null, hit.textScore);
   }
+  for (const [id, similarity] of similarityOf) rank(id, similarity, textScoreOf.get(id) ?? null);
   return {
     ids: top.map((row) => row.id),
     scores: top.map((row) => row.score),
