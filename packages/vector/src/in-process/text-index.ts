@@ -31,10 +31,12 @@ const WEIGHTS = [0.1, 0.2, 0.4, 1.0].map((weight) => 1 / (1 / Math.fround(weight
 /**
  * One collection's documents in one project. Memory is the constraint here (every lexeme of every
  * row of an embedded deployment, hundreds of thousands of rows, stays in the process), so a
- * document is a slot number, and what it holds is packed into one Int32Array: per lexeme its id,
+ * document is a slot number, and what it holds is packed into one Int32Array: per lexeme its
+ * number written as ~number (negative, so that no count, position or weight is ever taken for it),
  * its count of positions, then (position, weight) pairs. A lexeme's holders are a growable list of
- * slots; a document removed leaves its slots in those lists (stale: a search checks the slot still
- * holds the lexeme), and a list is compacted once half of it is stale.
+ * (slot, where the lexeme's entry starts in the slot's terms); a document removed leaves its pairs
+ * in those lists (stale: a search checks the slot's terms still hold the lexeme there), and a list
+ * is compacted once half of it is stale.
  */
 class TextPartition {
   private readonly slotOf = new Map<string, number>();
@@ -50,8 +52,9 @@ class TextPartition {
   readonly terms: (Int32Array | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   readonly holders = new Map<number, Holders>();
-  /** A search's mark per slot (its search number), so a slot listed twice is scored once. */
+  /** A search's mark per slot (its search number), and the slot's place among that search's candidates. */
   private marks = new Int32Array(0);
+  private candidateOf = new Int32Array(0);
   private searches = 0;
 
   /** Adds a document; ProjectText has removed any earlier version of it first, from whichever partition held it. */
@@ -59,12 +62,14 @@ class TextPartition {
     const slot = this.freeSlots.pop() ?? this.ids.length;
     const terms = packTsvector(document.searchText, lexemeId);
     for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) {
-      let holders = this.holders.get(terms[at]!);
+      const lexeme = terms[at]!;
+      terms[at] = ~lexeme;
+      let holders = this.holders.get(lexeme);
       if (!holders) {
         holders = new Holders();
-        this.holders.set(terms[at]!, holders);
+        this.holders.set(lexeme, holders);
       }
-      holders.add(slot);
+      holders.add(slot, at);
     }
     this.slotOf.set(document.id, slot);
     this.ids[slot] = document.id;
@@ -82,48 +87,95 @@ class TextPartition {
     this.terms[slot] = undefined;
     this.freeSlots.push(slot);
     for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) {
-      const lexeme = terms[at]!;
+      const lexeme = ~terms[at]!;
       const holders = this.holders.get(lexeme)!;
-      if (holders.markStale() && holders.compact((held) => termsAt(this.terms[held], lexeme) >= 0) === 0) this.holders.delete(lexeme);
+      if (holders.markStale() && holders.compact((held, heldAt) => this.terms[held]?.[heldAt] === ~lexeme) === 0) this.holders.delete(lexeme);
     }
   }
 
-  /** Each live slot holding any of the lexemes, once. */
-  candidates(lexemes: readonly number[]): number[] {
-    if (this.marks.length < this.ids.length) this.marks = new Int32Array(Math.max(this.ids.length, 2 * this.marks.length));
+  /**
+   * Each live slot holding any of the lexemes, once, in the order first found, with where each
+   * lexeme it holds starts in its terms, in the lexemes' order (`scratch`: the k-th of candidate
+   * c's `held[c]` lexemes at `entries[c * lexemes.length + k]`). Only those entries are read, not
+   * every candidate's whole terms: a project-wide question over 100k agent playbooks (6,000
+   * candidates) took 2.3 ms reading each candidate's terms through to find its lexemes, most of it
+   * waiting for memory, and 1.1 ms this way.
+   */
+  candidates(lexemes: readonly number[], scratch: CandidateScratch): number[] {
+    if (this.marks.length < this.ids.length) {
+      const size = Math.max(this.ids.length, 2 * this.marks.length);
+      this.marks = new Int32Array(size);
+      this.candidateOf = new Int32Array(size);
+    }
     if (this.searches === 0x7fffffff) {
       this.marks.fill(0);
       this.searches = 0;
     }
     const mark = ++this.searches;
     const slots: number[] = [];
-    for (const lexeme of lexemes) {
+    const width = lexemes.length;
+    for (let place = 0; place < width; place++) {
+      const lexeme = lexemes[place]!;
       const holders = this.holders.get(lexeme);
       if (!holders) continue;
       for (let i = 0; i < holders.length; i++) {
-        const slot = holders.slots[i]!;
-        if (this.marks[slot] === mark) continue;
-        this.marks[slot] = mark;
-        slots.push(slot);
+        const slot = holders.pairs[2 * i]!;
+        const at = holders.pairs[2 * i + 1]!;
+        if (this.terms[slot]?.[at] !== ~lexeme) continue;
+        let candidate: number;
+        if (this.marks[slot] === mark) {
+          candidate = this.candidateOf[slot]!;
+          // The same slot listed twice for one lexeme (a pair of an earlier document left in the list).
+          if (scratch.lastPlace[candidate] === place) continue;
+        } else {
+          this.marks[slot] = mark;
+          candidate = slots.length;
+          this.candidateOf[slot] = candidate;
+          slots.push(slot);
+          scratch.ensure(slots.length, width);
+          scratch.held[candidate] = 0;
+        }
+        scratch.lastPlace[candidate] = place;
+        scratch.entries[candidate * width + scratch.held[candidate]!] = at;
+        scratch.held[candidate]!++;
       }
     }
     return slots;
   }
 }
 
-/** The slots holding one lexeme, some possibly stale. */
+/** What a search records of each candidate (see TextPartition.candidates), kept for the next search. */
+class CandidateScratch {
+  held = new Int32Array(1024);
+  lastPlace = new Int32Array(1024);
+  entries = new Int32Array(8 * 1024);
+
+  ensure(candidates: number, width: number): void {
+    if (this.held.length < candidates) {
+      this.held = grown(this.held, 2 * this.held.length);
+      this.lastPlace = grown(this.lastPlace, 2 * this.lastPlace.length);
+    }
+    if (this.entries.length < candidates * width) this.entries = grown(this.entries, Math.max(2 * this.entries.length, candidates * width));
+  }
+}
+
+function grown(array: Int32Array, length: number): Int32Array<ArrayBuffer> {
+  const larger = new Int32Array(length);
+  larger.set(array);
+  return larger;
+}
+
+/** The (slot, where the lexeme's entry starts in the slot's terms) pairs holding one lexeme, some possibly stale. */
 class Holders {
-  slots = new Int32Array(4);
+  pairs = new Int32Array(8);
   length = 0;
   private stale = 0;
 
-  add(slot: number): void {
-    if (this.length === this.slots.length) {
-      const grown = new Int32Array(2 * this.slots.length);
-      grown.set(this.slots);
-      this.slots = grown;
-    }
-    this.slots[this.length++] = slot;
+  add(slot: number, at: number): void {
+    if (2 * this.length === this.pairs.length) this.pairs = grown(this.pairs, 2 * this.pairs.length);
+    this.pairs[2 * this.length] = slot;
+    this.pairs[2 * this.length + 1] = at;
+    this.length++;
   }
 
   /** Counts one more stale entry; whether half of the list is now stale. */
@@ -132,23 +184,24 @@ class Holders {
     return 2 * this.stale >= this.length;
   }
 
-  /** Keeps the slots that still hold the lexeme, each once; how many are left. */
-  compact(holds: (slot: number) => boolean): number {
-    const kept = new Set<number>();
-    for (let i = 0; i < this.length; i++) if (holds(this.slots[i]!)) kept.add(this.slots[i]!);
-    this.slots = new Int32Array(Math.max(4, kept.size));
-    this.slots.set([...kept]);
+  /** Keeps the pairs whose slot still holds the lexeme there, one a slot; how many are left. */
+  compact(holds: (slot: number, at: number) => boolean): number {
+    const kept = new Map<number, number>();
+    for (let i = 0; i < this.length; i++) {
+      const slot = this.pairs[2 * i]!;
+      const at = this.pairs[2 * i + 1]!;
+      if (!kept.has(slot) && holds(slot, at)) kept.set(slot, at);
+    }
+    this.pairs = new Int32Array(Math.max(8, 2 * kept.size));
+    let i = 0;
+    for (const [slot, at] of kept) {
+      this.pairs[i++] = slot;
+      this.pairs[i++] = at;
+    }
     this.length = kept.size;
     this.stale = 0;
     return kept.size;
   }
-}
-
-/** Where `lexeme`'s entry starts in a document's packed terms, or -1. */
-function termsAt(terms: Int32Array | undefined, lexeme: number): number {
-  if (!terms) return -1;
-  for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) if (terms[at] === lexeme) return at;
-  return -1;
 }
 
 /**
@@ -198,6 +251,8 @@ class ProjectText {
  */
 export class TextIndex {
   private readonly partitions = new Map<string, ProjectText>();
+  /** What a search records of its candidates (searches run one at a time: each is synchronous). */
+  private readonly scratch = new CandidateScratch();
   /** Every lexeme seen, numbered: documents and holder lists name lexemes by these numbers. */
   private readonly lexemeIds = new Map<string, number>();
   private readonly lexemeId = (lexeme: string): number => {
@@ -250,22 +305,22 @@ export class TextIndex {
     });
     const passes = payloadFilter(query.filter.must);
     const hits: TextHit[] = [];
+    const width = lexemes.length;
     // Where each held lexeme's (position, weight) pairs start and end in a candidate's terms.
-    const starts = new Int32Array(lexemes.length);
-    const ends = new Int32Array(lexemes.length);
+    const starts = new Int32Array(width);
+    const ends = new Int32Array(width);
     for (const partition of project.partitionsFor(query.filter)) {
-      for (const slot of partition.candidates(lexemes)) {
-        const terms = partition.terms[slot];
-        if (!terms || !passes(partition.payloads[slot]!)) continue;
-        let held = 0;
-        for (const lexeme of lexemes) {
-          const at = termsAt(terms, lexeme);
-          if (at < 0) continue;
-          starts[held] = at + 2;
-          ends[held] = at + 2 + 2 * terms[at + 1]!;
-          held++;
+      const slots = partition.candidates(lexemes, this.scratch);
+      for (let candidate = 0; candidate < slots.length; candidate++) {
+        const slot = slots[candidate]!;
+        if (!passes(partition.payloads[slot]!)) continue;
+        const terms = partition.terms[slot]!;
+        const held = this.scratch.held[candidate]!;
+        for (let k = 0; k < held; k++) {
+          const at = this.scratch.entries[candidate * width + k]!;
+          starts[k] = at + 2;
+          ends[k] = at + 2 + 2 * terms[at + 1]!;
         }
-        if (held === 0) continue;
         const rank = rankCd(terms, starts, ends, held);
         hits.push({ id: partition.ids[slot]!, textScore: held === distinctive.length ? rank : Math.fround(rank * this.partialMatch) });
       }
