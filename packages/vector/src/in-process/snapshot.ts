@@ -75,9 +75,14 @@ export function loadSnapshot(directory: string): Snapshot | null {
     meta: manifest.meta,
     partitions: manifest.partitions.map(({ collection, scope, file }) => {
       const saved = JSON.parse(readFileSync(join(source, `${file}.json`), "utf8")) as PartitionPoints;
-      // Copied out of the file's buffer, which need not start at a multiple of 4 bytes.
+      // Partition.load copies each point's vector out, so the file's buffer is read in place where it
+      // starts at a multiple of 4 bytes, and copied only where it does not (a small file's buffer
+      // may be a slice of a shared pool).
       const bytes = readFileSync(join(source, `${file}.f32`));
-      const vectors = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      const vectors =
+        bytes.byteOffset % Float32Array.BYTES_PER_ELEMENT === 0
+          ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / Float32Array.BYTES_PER_ELEMENT)
+          : new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
       const partition = Partition.load(join(source, `${file}.usearch`), saved, vectors);
       partition.files = join(source, file);
       return { ref: { collection, scope }, partition };
