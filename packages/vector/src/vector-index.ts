@@ -1,6 +1,6 @@
 import { type Scope, StorageUnavailableError } from "@als/db";
 import type { Collection } from "./collections.ts";
-import type { TextHit, TextQuery } from "./in-process/text-index.ts";
+import type { TextQuery, TextRanking } from "./in-process/text-index.ts";
 
 /**
  * A vector index kept beside the record (Qdrant) that cannot be reached or answers with a server
@@ -107,6 +107,6 @@ export interface TextArm {
   serves(collection: Collection, filter: VectorFilter): boolean;
   /** The query's lexemes as the SQL text arm makes them (to_tsvector('english')). */
   words(text: string): Promise<string[]>;
-  /** Every row passing the filter that holds a distinctive query word, with its text score. */
-  search(collection: Collection, query: TextQuery): Promise<TextHit[]>;
+  /** The rows passing the filter that hold a distinctive query word (the best `query.best` of them), with their text scores. */
+  search(collection: Collection, query: TextQuery): Promise<TextRanking>;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type TextDocument, TextIndex } from "../src/index.ts";
+import { type TextDocument, type TextHit, TextIndex } from "../src/index.ts";
 
 // The in-process text arm under churn: after many adds, updates and deletes (slots reused, holder
 // lists compacted), every search answers what an index built once from the surviving rows answers.
@@ -75,8 +75,8 @@ describe("the in-process text index", () => {
         must: next(2) === 0 ? [] : [{ key: "user_id", equals: `user-${next(3)}` }],
       };
       const query = { filter, words, common: next(3) === 0 ? [words[0]!] : [] };
-      const expected = sorted(fresh.search("user_playbooks", query));
-      expect(sorted(churned.search("user_playbooks", query))).toEqual(expected);
+      const expected = sorted(fresh.search("user_playbooks", query).hits);
+      expect(sorted(churned.search("user_playbooks", query).hits)).toEqual(expected);
       if (expected.length > 0) nonEmpty++;
     }
     expect(nonEmpty).toBeGreaterThan(150);
@@ -87,7 +87,7 @@ describe("the in-process text index", () => {
     const scope = SCOPES[0]!;
     const only = (id: string, word: string): TextDocument => ({ id, scope, payload: {}, searchText: `'${word}':1A` });
     index.upsert("agent_playbooks", [only("1", "refund"), only("2", "refund"), only("3", "parcel")]);
-    const search = (word: string) => index.search("agent_playbooks", { filter: { scope, must: [] }, words: [word], common: [] }).map((hit) => hit.id);
+    const search = (word: string) => index.search("agent_playbooks", { filter: { scope, must: [] }, words: [word], common: [] }).hits.map((hit) => hit.id);
     expect(search("refund").sort()).toEqual(["1", "2"]);
     index.delete("agent_playbooks", [{ id: "1", scope }]);
     expect(search("refund")).toEqual(["2"]);
@@ -103,4 +103,50 @@ describe("the in-process text index", () => {
     expect(search("refund")).toEqual([]);
     expect(search("parcel")).toEqual([]);
   });
+});
+
+describe("the best rows of a text search", () => {
+  // Ids that are numbers (int8) break a tie by number, as fusion does; others leave every tied row in.
+  const byScoreThenId = (a: TextHit, b: TextHit) => b.textScore - a.textScore || Number(a.id) - Number(b.id);
+
+  for (const [label, idOf] of [
+    ["ids that are numbers", (row: number) => String(row)],
+    ["text ids", (row: number) => `row-${row}`],
+  ] as const) {
+    test(`hold the full ranking's best, with the same scores, and any row's score is asked by id (${label})`, () => {
+      const next = generator(11);
+      const index = new TextIndex(["user_playbooks"], 0.25);
+      const ids = Array.from({ length: 3000 }, (_, row) => idOf(row));
+      for (const id of ids) index.upsert("user_playbooks", [documentOf(id, next)]);
+      // Rows deleted and added again: holder lists with stale entries, slots reused.
+      for (let row = 0; row < 3000; row += 7)
+        index.delete(
+          "user_playbooks",
+          SCOPES.map((scope) => ({ id: ids[row]!, scope })),
+        );
+      for (let row = 0; row < 3000; row += 14) index.upsert("user_playbooks", [documentOf(ids[row]!, next)]);
+
+      let cut = 0;
+      for (let q = 0; q < 300; q++) {
+        const words = Array.from({ length: 1 + next(3) }, () => WORDS[next(WORDS.length)]!);
+        const must = next(2) === 0 ? [] : [{ key: "status", equals: next(4) === 0 ? "ARCHIVED" : "CURRENT" }];
+        const query = { filter: { scope: SCOPES[next(SCOPES.length)]!, must }, words, common: next(3) === 0 ? [words[0]!] : [] };
+        const best = 1 + next(60);
+        const all = index.search("user_playbooks", query);
+        const some = index.search("user_playbooks", { ...query, best });
+        const kept = new Map(some.hits.map((hit) => [hit.id, hit.textScore]));
+        const scoreOf = new Map(all.hits.map((hit) => [hit.id, hit.textScore]));
+        for (const [id, score] of kept) expect(scoreOf.get(id)).toBe(score);
+        const ranked = [...all.hits].sort(byScoreThenId);
+        if (idOf(1) === "1") for (const hit of ranked.slice(0, best)) expect(kept.get(hit.id)).toBe(hit.textScore);
+        else {
+          const last = ranked[Math.min(best, ranked.length) - 1]?.textScore;
+          for (const hit of ranked.filter((hit) => last !== undefined && hit.textScore >= last)) expect(kept.get(hit.id)).toBe(hit.textScore);
+        }
+        if (some.hits.length < all.hits.length) cut++;
+        for (const id of ids.slice(0, 200)) expect(some.scoreOf(id)).toBe(scoreOf.get(id) ?? null);
+      }
+      expect(cut).toBeGreaterThan(200);
+    });
+  }
 });

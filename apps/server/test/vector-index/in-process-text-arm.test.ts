@@ -120,7 +120,7 @@ describe("the in-process text arm's scores", () => {
             topK: 100,
           },
         );
-        const inMemory = index.search("agent_playbooks", { filter: { scope, must: [] }, words: await queryWords(query), common });
+        const inMemory = index.search("agent_playbooks", { filter: { scope, must: [] }, words: await queryWords(query), common }).hits;
         const bySql = Object.fromEntries(inSql.map((row) => [String(row.agent_playbook_id), row.text_score as number]));
         expect(Object.fromEntries(inMemory.map((hit) => [hit.id, hit.textScore]))).toEqual(bySql);
         compared += inSql.length;

@@ -1,5 +1,5 @@
 import { type Database, FUSION, type FusedFound, type RankedQuery, type RankedScores, rankedArmDepth, type Scope } from "@als/db";
-import type { Collection, TextArm, VectorFilter, VectorHit, VectorIndex } from "@als/vector";
+import type { Collection, TextArm, TextRanking, VectorFilter, VectorHit, VectorIndex } from "@als/vector";
 import type { CoreDeps } from "../deps.ts";
 import type { RequestTimings } from "../request-timings.ts";
 import { inVectorSpan, vectorEngineOf } from "../tracing/vector-spans.ts";
@@ -80,8 +80,8 @@ export async function rankedRows<R, F>(
 /**
  * Both arms in the process (embedded): the vector arm from the graph, the text arm from the text
  * index (which scores as the SQL arm does), fused by FUSION as rankedSearchSql fuses them, then one
- * statement reads the top rows again under the filters. Ranking every row that holds a query word
- * gives the statement's top rows: it leaves out only rows that could not reach them.
+ * statement reads the top rows again under the filters. Ranking the vector arm's rows and the text
+ * arm's best gives the statement's top rows: it leaves out only rows that could not reach them.
  */
 async function rankedInMemory<R, F>(
   deps: Pick<CoreDeps, "services" | "now">,
@@ -106,7 +106,7 @@ async function rankedInMemory<R, F>(
     stage,
     async () => {
       // The text arm needs no vector: it runs while the query embeds, on a thread the embedding leaves free.
-      const [nearest, textHits] = await Promise.all([
+      const [nearest, textRanking] = await Promise.all([
         queryVector
           ? queryVector.then(({ values: vector }) =>
               timings.time(`${stage}.vector`, () =>
@@ -123,10 +123,12 @@ async function rankedInMemory<R, F>(
           : ([] as VectorHit[]),
         timings.time(`${stage}.text`, async () => {
           const [{ commonLexemes }, words] = await Promise.all([withCommonLexemes(deps, stage, query), text.words(planned.queryText!)]);
-          return text.search(table.collection, { filter, words, common: commonLexemes });
+          // The vector arm's rows are scored apart (scoreOf), so fusion's best topK rows are among
+          // the text arm's best topK + the vector arm's depth.
+          return text.search(table.collection, { filter, words, common: commonLexemes, best: planned.topK + rankedArmDepth(planned.topK) });
         }),
       ]);
-      const fusedFound = fuse(nearest, textHits, planned.similarityFloor, planned.topK);
+      const fusedFound = fuse(nearest, textRanking, planned.similarityFloor, planned.topK);
       return timings.time(`${stage}.sql`, () => table.searchInDatabase(db, scope, filters, { ...query, commonLexemes: [], fusedFound }));
     },
     "memory",
@@ -134,13 +136,11 @@ async function rankedInMemory<R, F>(
 }
 
 /** The best `topK` rows of both arms by FUSION's weights, computed as rankedSearchSql computes them (float8). */
-function fuse(nearest: readonly VectorHit[], textHits: readonly { id: string; textScore: number }[], floor: number, topK: number): FusedFound {
-  // The vector arm's few rows are looked up by id; the text arm's rows, thousands for a
-  // project-wide question over 100k agent playbooks, are ranked as they go by, and only those the
-  // vector arm also found are kept aside: a text-only row's score is its text score's share alone.
+function fuse(nearest: readonly VectorHit[], text: TextRanking, floor: number, topK: number): FusedFound {
+  // A text-only row's score is its text score's share alone; a row the vector arm found is scored
+  // with its text score, asked of the text arm by id (it need not be among the text arm's best).
   const similarityOf = new Map<string, number>();
   for (const hit of nearest) similarityOf.set(hit.id, hit.similarity);
-  const textScoreOf = new Map<string, number>();
   const top: { id: string; similarity: number | null; textScore: number | null; score: number }[] = [];
   const before = (score: number, id: string, other: (typeof top)[number]) => score > other.score || (score === other.score && compareIds(id, other.id) < 0);
   const rank = (id: string, similarity: number | null, textScore: number | null) => {
@@ -152,11 +152,10 @@ function fuse(nearest: readonly VectorHit[], textHits: readonly { id: string; te
     top.splice(at, 0, { id, similarity, textScore, score });
     if (top.length > topK) top.pop();
   };
-  for (const hit of textHits) {
-    if (similarityOf.has(hit.id)) textScoreOf.set(hit.id, hit.textScore);
-    else rank(hit.id, null, hit.textScore);
-  }
-  for (const [id, similarity] of similarityOf) rank(id, similarity, textScoreOf.get(id) ?? null);
+  // The vector arm's rows first: text-only rows tied at the text arm's last score (thousands, for a
+  // common word) are then mostly turned away by their score alone, before any id is compared.
+  for (const [id, similarity] of similarityOf) rank(id, similarity, text.scoreOf(id));
+  for (const hit of text.hits) if (!similarityOf.has(hit.id)) rank(hit.id, null, hit.textScore);
   return {
     ids: top.map((row) => row.id),
     scores: top.map((row) => row.score),

@@ -14,6 +14,22 @@ export interface TextQuery {
   filter: VectorFilter;
   words: readonly string[];
   common: readonly string[];
+  /**
+   * How many of the best rows the caller needs: the ranking's hits are then those rows rather than
+   * every matching row (see TextIndex.search). Unset, every row.
+   */
+  best?: number;
+}
+
+/** What a text search found: its hits, and the score of any row by id, under the same query. */
+export interface TextRanking {
+  hits: TextHit[];
+  /**
+   * The text score of row `id` under the search's query and filter (null: it holds no distinctive
+   * word of the query, or the filter leaves it out), as of now: for rows that were not among the
+   * hits, such as the vector arm's when the hits are only the best rows.
+   */
+  scoreOf(id: string): number | null;
 }
 
 export interface TextHit {
@@ -23,10 +39,41 @@ export interface TextHit {
 }
 
 /**
- * What a position of weight D, C, B, A adds to the rank's sum: tsrank.c holds PostgreSQL's default
- * weights as float4 and sums, for a cover of one position, 1 / (1 / weight) in double.
+ * A text score from the positions of the query's lexemes a row holds: ts_rank_cd(…, 32) of the OR
+ * query (tsrank.c's calc_rank_cd, one cover a position) sums each position's weight, PostgreSQL's
+ * default weights held as float4 (D 0.1, C 0.2, B 0.4, A 1), in double, then s / (s + 1) as float4.
+ * C and B are exactly 2 and 4 times D as float4, and every partial sum is a multiple of 2^-27 well
+ * within double's precision, so the sum is exact and the same in any order: `tenths` (D positions
+ * + 2 × C + 4 × B) × D + the A positions. Cut to `partialMatch` of itself unless the row holds every
+ * distinctive word (`full`).
  */
-const WEIGHTS = [0.1, 0.2, 0.4, 1.0].map((weight) => 1 / (1 / Math.fround(weight)));
+function textScore(tenths: number, a: number, full: boolean, partialMatch: number): number {
+  const sum = tenths * WEIGHT_D + a;
+  const rank = sum > 0 ? Math.fround(sum / (sum + 1)) : 0;
+  return full ? rank : Math.fround(rank * partialMatch);
+}
+
+const WEIGHT_D = Math.fround(0.1);
+/** A position's weight (D, C, B, A: 0 … 3) in `tenths` (textScore); A counts apart. */
+const TENTHS = [1, 2, 4, 0];
+/** A holder entry keeps a lexeme's positions in one row as (A positions) << 16 | tenths. */
+const TENTHS_BITS = 0xffff;
+
+/**
+ * The weights of a lexeme's positions in a row, `count` (position, weight) pairs from `from` in
+ * `terms`, as a holder entry keeps them (TENTHS_BITS). A tsvector holds at most 256 positions a
+ * lexeme, so neither part can outgrow its 16 bits.
+ */
+function packedWeights(terms: Int32Array, from: number, count: number): number {
+  let tenths = 0;
+  let a = 0;
+  for (let at = from; at < from + 2 * count; at += 2) {
+    const weight = terms[at + 1]!;
+    if (weight === 3) a++;
+    else tenths += TENTHS[weight]!;
+  }
+  return (a << 16) | tenths;
+}
 
 /**
  * One collection's documents in one project. Memory is the constraint here (every lexeme of every
@@ -34,9 +81,10 @@ const WEIGHTS = [0.1, 0.2, 0.4, 1.0].map((weight) => 1 / (1 / Math.fround(weight
  * document is a slot number, and what it holds is packed into one Int32Array: per lexeme its
  * number written as ~number (negative, so that no count, position or weight is ever taken for it),
  * its count of positions, then (position, weight) pairs. A lexeme's holders are a growable list of
- * (slot, where the lexeme's entry starts in the slot's terms); a document removed leaves its pairs
- * in those lists (stale: a search checks the slot's terms still hold the lexeme there), and a list
- * is compacted once half of it is stale.
+ * (slot, the slot's generation, the weights of the lexeme's positions there): a search finds its
+ * candidates and their scores from these lists alone, without reading any row's terms. A document
+ * removed moves its slot to the next generation, which leaves its entries stale; a list is
+ * compacted once half of it is stale.
  */
 class TextPartition {
   private readonly slotOf = new Map<string, number>();
@@ -52,14 +100,31 @@ class TextPartition {
   readonly terms: (Int32Array | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   readonly holders = new Map<number, Holders>();
+  /** Each slot's generation: a holder entry of an older one is stale. */
+  private generations = new Int32Array(0);
+  /** Each slot's id as a number (idNumber), NaN for an id that is not one. */
+  numbers = new Float64Array(0);
   /** A search's mark per slot (its search number), and the slot's place among that search's candidates. */
   private marks = new Int32Array(0);
   private candidateOf = new Int32Array(0);
   private searches = 0;
 
+  /** The slot holding row `id`, if this partition holds it. */
+  slot(id: string): number | undefined {
+    return this.slotOf.get(id);
+  }
+
   /** Adds a document; ProjectText has removed any earlier version of it first, from whichever partition held it. */
   upsert(document: TextDocument, lexemeId: (lexeme: string) => number): void {
     const slot = this.freeSlots.pop() ?? this.ids.length;
+    if (slot >= this.generations.length) {
+      const size = Math.max(1024, 2 * this.generations.length);
+      this.generations = grown(this.generations, size);
+      const numbers = new Float64Array(size);
+      numbers.set(this.numbers);
+      this.numbers = numbers;
+    }
+    const generation = this.generations[slot]!;
     const terms = packTsvector(document.searchText, lexemeId);
     for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) {
       const lexeme = terms[at]!;
@@ -69,10 +134,11 @@ class TextPartition {
         holders = new Holders();
         this.holders.set(lexeme, holders);
       }
-      holders.add(slot, at);
+      holders.add(slot, generation, packedWeights(terms, at + 2, terms[at + 1]!));
     }
     this.slotOf.set(document.id, slot);
     this.ids[slot] = document.id;
+    this.numbers[slot] = idNumber(document.id);
     this.payloads[slot] = document.payload;
     this.terms[slot] = terms;
   }
@@ -85,23 +151,22 @@ class TextPartition {
     this.ids[slot] = undefined;
     this.payloads[slot] = undefined;
     this.terms[slot] = undefined;
+    this.generations[slot] = (this.generations[slot]! + 1) | 0;
     this.freeSlots.push(slot);
     for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) {
       const lexeme = ~terms[at]!;
       const holders = this.holders.get(lexeme)!;
-      if (holders.markStale() && holders.compact((held, heldAt) => this.terms[held]?.[heldAt] === ~lexeme) === 0) this.holders.delete(lexeme);
+      if (holders.markStale() && holders.compact((held, generation) => this.generations[held] === generation) === 0) this.holders.delete(lexeme);
     }
   }
 
   /**
-   * Each live slot holding any of the lexemes, once, in the order first found, with where each
-   * lexeme it holds starts in its terms, in the lexemes' order (`scratch`: the k-th of candidate
-   * c's `held[c]` lexemes at `entries[c * lexemes.length + k]`). Only those entries are read, not
-   * every candidate's whole terms: a project-wide question over 100k agent playbooks (6,000
-   * candidates) took 2.3 ms reading each candidate's terms through to find its lexemes, most of it
-   * waiting for memory, and 1.1 ms this way.
+   * Adds to `found` each live slot holding any of the lexemes, once, with how many of them it
+   * holds and their positions' weights (see textScore), read from the holder lists alone. Reading
+   * each candidate's terms instead (a project-wide question over 100k agent playbooks has thousands
+   * of candidates) was most of a search's time, waiting for memory.
    */
-  candidates(lexemes: readonly number[], scratch: CandidateScratch): number[] {
+  candidates(lexemes: readonly number[], found: Candidates): void {
     if (this.marks.length < this.ids.length) {
       const size = Math.max(this.ids.length, 2 * this.marks.length);
       this.marks = new Int32Array(size);
@@ -112,50 +177,60 @@ class TextPartition {
       this.searches = 0;
     }
     const mark = ++this.searches;
-    const slots: number[] = [];
-    const width = lexemes.length;
-    for (let place = 0; place < width; place++) {
-      const lexeme = lexemes[place]!;
+    for (const lexeme of lexemes) {
       const holders = this.holders.get(lexeme);
       if (!holders) continue;
-      for (let i = 0; i < holders.length; i++) {
-        const slot = holders.pairs[2 * i]!;
-        const at = holders.pairs[2 * i + 1]!;
-        if (this.terms[slot]?.[at] !== ~lexeme) continue;
+      const { entries } = holders;
+      for (let i = 0; i < 3 * holders.length; i += 3) {
+        const slot = entries[i]!;
+        if (this.generations[slot] !== entries[i + 1]) continue;
         let candidate: number;
-        if (this.marks[slot] === mark) {
-          candidate = this.candidateOf[slot]!;
-          // The same slot listed twice for one lexeme (a pair of an earlier document left in the list).
-          if (scratch.lastPlace[candidate] === place) continue;
-        } else {
+        if (this.marks[slot] === mark) candidate = this.candidateOf[slot]!;
+        else {
           this.marks[slot] = mark;
-          candidate = slots.length;
+          candidate = found.add(this, slot);
           this.candidateOf[slot] = candidate;
-          slots.push(slot);
-          scratch.ensure(slots.length, width);
-          scratch.held[candidate] = 0;
         }
-        scratch.lastPlace[candidate] = place;
-        scratch.entries[candidate * width + scratch.held[candidate]!] = at;
-        scratch.held[candidate]!++;
+        const weights = entries[i + 2]!;
+        found.held[candidate]!++;
+        found.tenths[candidate]! += weights & TENTHS_BITS;
+        found.a[candidate]! += weights >>> 16;
       }
     }
-    return slots;
   }
 }
 
-/** What a search records of each candidate (see TextPartition.candidates), kept for the next search. */
-class CandidateScratch {
+/** A search's candidates over the partitions it reads (see TextPartition.candidates), kept for the next search. */
+class Candidates {
+  count = 0;
+  partitions: TextPartition[] = [];
+  slots = new Int32Array(1024);
   held = new Int32Array(1024);
-  lastPlace = new Int32Array(1024);
-  entries = new Int32Array(8 * 1024);
+  tenths = new Int32Array(1024);
+  a = new Int32Array(1024);
+  scores = new Float64Array(1024);
 
-  ensure(candidates: number, width: number): void {
-    if (this.held.length < candidates) {
-      this.held = grown(this.held, 2 * this.held.length);
-      this.lastPlace = grown(this.lastPlace, 2 * this.lastPlace.length);
+  reset(): void {
+    this.count = 0;
+    this.partitions.length = 0;
+  }
+
+  add(partition: TextPartition, slot: number): number {
+    if (this.count === this.slots.length) {
+      const size = 2 * this.slots.length;
+      this.slots = grown(this.slots, size);
+      this.held = grown(this.held, size);
+      this.tenths = grown(this.tenths, size);
+      this.a = grown(this.a, size);
+      this.scores = new Float64Array(size);
     }
-    if (this.entries.length < candidates * width) this.entries = grown(this.entries, Math.max(2 * this.entries.length, candidates * width));
+    const candidate = this.count++;
+    this.partitions[candidate] = partition;
+    this.slots[candidate] = slot;
+    this.held[candidate] = 0;
+    this.tenths[candidate] = 0;
+    this.a[candidate] = 0;
+    return candidate;
   }
 }
 
@@ -165,16 +240,17 @@ function grown(array: Int32Array, length: number): Int32Array<ArrayBuffer> {
   return larger;
 }
 
-/** The (slot, where the lexeme's entry starts in the slot's terms) pairs holding one lexeme, some possibly stale. */
+/** The (slot, generation, weights) entries holding one lexeme (see TextPartition), some possibly stale. */
 class Holders {
-  pairs = new Int32Array(8);
+  entries = new Int32Array(12);
   length = 0;
   private stale = 0;
 
-  add(slot: number, at: number): void {
-    if (2 * this.length === this.pairs.length) this.pairs = grown(this.pairs, 2 * this.pairs.length);
-    this.pairs[2 * this.length] = slot;
-    this.pairs[2 * this.length + 1] = at;
+  add(slot: number, generation: number, weights: number): void {
+    if (3 * this.length === this.entries.length) this.entries = grown(this.entries, 2 * this.entries.length);
+    this.entries[3 * this.length] = slot;
+    this.entries[3 * this.length + 1] = generation;
+    this.entries[3 * this.length + 2] = weights;
     this.length++;
   }
 
@@ -184,23 +260,18 @@ class Holders {
     return 2 * this.stale >= this.length;
   }
 
-  /** Keeps the pairs whose slot still holds the lexeme there, one a slot; how many are left. */
-  compact(holds: (slot: number, at: number) => boolean): number {
-    const kept = new Map<number, number>();
-    for (let i = 0; i < this.length; i++) {
-      const slot = this.pairs[2 * i]!;
-      const at = this.pairs[2 * i + 1]!;
-      if (!kept.has(slot) && holds(slot, at)) kept.set(slot, at);
+  /** Keeps the entries whose slot is still of their generation; how many are left. */
+  compact(live: (slot: number, generation: number) => boolean): number {
+    let n = 0;
+    for (let i = 0; i < 3 * this.length; i += 3) {
+      if (!live(this.entries[i]!, this.entries[i + 1]!)) continue;
+      this.entries.copyWithin(n, i, i + 3);
+      n += 3;
     }
-    this.pairs = new Int32Array(Math.max(8, 2 * kept.size));
-    let i = 0;
-    for (const [slot, at] of kept) {
-      this.pairs[i++] = slot;
-      this.pairs[i++] = at;
-    }
-    this.length = kept.size;
+    this.entries = this.entries.slice(0, Math.max(12, n));
+    this.length = n / 3;
     this.stale = 0;
-    return kept.size;
+    return this.length;
   }
 }
 
@@ -232,6 +303,11 @@ class ProjectText {
     if (partition.size === 0) this.ofUser.delete(partition.user);
   }
 
+  /** The partition holding row `id`, if any. */
+  holding(id: string): TextPartition | undefined {
+    return this.partitionOfId.get(id);
+  }
+
   /** The partitions a filter can match: one user's when it names one, else every user's. */
   partitionsFor(filter: VectorFilter): Iterable<TextPartition> {
     const user = filter.must.find((condition) => condition.key === "user_id" && "equals" in condition);
@@ -245,14 +321,14 @@ class ProjectText {
  * The full-text arm inside the process: every row's stored tsvector, scored as the SQL text arm of
  * packages/db scores it (rankedSearchSql), so a search ranks the same rows the same way without a
  * statement. For a query of OR'd lexemes, ts_rank_cd with normalisation 32 is, exactly, Σ over the
- * row's positions of a query lexeme (in position order) of that position's weight, s, then
- * s / (s + 1) as float4: each such position is a cover of its own. What it holds comes from the
- * record (ChangeLogFollower in packages/core reads the rows and follows their changes).
+ * row's positions of a query lexeme of that position's weight, s, then s / (s + 1) as float4: each
+ * such position is a cover of its own (textScore). What it holds comes from the record
+ * (ChangeLogFollower in packages/core reads the rows and follows their changes).
  */
 export class TextIndex {
   private readonly partitions = new Map<string, ProjectText>();
-  /** What a search records of its candidates (searches run one at a time: each is synchronous). */
-  private readonly scratch = new CandidateScratch();
+  /** A search's candidates (searches run one at a time: each is synchronous). */
+  private readonly found = new Candidates();
   /** Every lexeme seen, numbered: documents and holder lists name lexemes by these numbers. */
   private readonly lexemeIds = new Map<string, number>();
   private readonly lexemeId = (lexeme: string): number => {
@@ -289,43 +365,109 @@ export class TextIndex {
   }
 
   /**
-   * Every row passing the filter that holds a distinctive word of the query, with its text score.
-   * Distinctive: not among the table's common lexemes, unless every word of the query is.
+   * The rows passing the filter that hold a distinctive word of the query, with their text scores:
+   * every one, or with `best` the best `best` of them, ranked as fusion ranks them (a tie by id,
+   * int8 ids by number; every row tied with the last when ids are not numbers). Distinctive: not
+   * among the table's common lexemes, unless every word of the query is.
+   *
+   * Candidates and their scores come from the holder lists (see TextPartition); a row itself is
+   * read only for its filter, and only if it scores among the best. A project-wide question over
+   * 100k agent playbooks matches thousands of rows, and reading each row's terms was most of a
+   * search's time (3.0 ms p50 over bench/unified-search's questions, 2,600 matches).
    */
-  search(collection: Collection, query: TextQuery): TextHit[] {
+  search(collection: Collection, query: TextQuery): TextRanking {
     if (!this.holds(collection)) throw new Error(`the in-process text index does not hold ${collection}`);
     const project = this.partitionOf(collection, query.filter.scope, false);
     const words = [...new Set(query.words)];
     const common = new Set(query.common);
     const distinctive = words.some((word) => !common.has(word)) ? words.filter((word) => !common.has(word)) : words;
-    if (!project || distinctive.length === 0) return [];
     const lexemes = distinctive.flatMap((word) => {
       const id = this.lexemeIds.get(word);
       return id === undefined ? [] : [id];
     });
     const passes = payloadFilter(query.filter.must);
-    const hits: TextHit[] = [];
-    const width = lexemes.length;
-    // Where each held lexeme's (position, weight) pairs start and end in a candidate's terms.
-    const starts = new Int32Array(width);
-    const ends = new Int32Array(width);
-    for (const partition of project.partitionsFor(query.filter)) {
-      const slots = partition.candidates(lexemes, this.scratch);
-      for (let candidate = 0; candidate < slots.length; candidate++) {
-        const slot = slots[candidate]!;
-        if (!passes(partition.payloads[slot]!)) continue;
-        const terms = partition.terms[slot]!;
-        const held = this.scratch.held[candidate]!;
-        for (let k = 0; k < held; k++) {
-          const at = this.scratch.entries[candidate * width + k]!;
-          starts[k] = at + 2;
-          ends[k] = at + 2 + 2 * terms[at + 1]!;
+    // A row's partition is its user's (payload user_id), so the filter's user condition holds of it too.
+    const scoreOf = (id: string): number | null => {
+      const partition = project?.holding(id);
+      const slot = partition?.slot(id);
+      if (slot === undefined || !passes(partition!.payloads[slot]!)) return null;
+      return this.scoreOfTerms(partition!.terms[slot]!, lexemes, distinctive.length);
+    };
+    if (!project || lexemes.length === 0) return { hits: [], scoreOf };
+
+    const found = this.found;
+    found.reset();
+    for (const partition of project.partitionsFor(query.filter)) partition.candidates(lexemes, found);
+    const { count, held, tenths, a, scores, partitions, slots } = found;
+    for (let candidate = 0; candidate < count; candidate++) {
+      scores[candidate] = textScore(tenths[candidate]!, a[candidate]!, held[candidate] === distinctive.length, this.partialMatch);
+    }
+    const passing = (candidate: number) => passes(partitions[candidate]!.payloads[slots[candidate]!]!);
+    // The lowest score among the best `best` rows that pass the filter.
+    let cut = Number.NEGATIVE_INFINITY;
+    if (query.best !== undefined) {
+      for (let wanted = Math.max(1, query.best); wanted < count; wanted *= 4) {
+        const least = kthLargest(scores, count, wanted);
+        let kept = 0;
+        for (let candidate = 0; candidate < count && kept < query.best; candidate++) if (scores[candidate]! >= least && passing(candidate)) kept++;
+        if (kept >= query.best) {
+          cut = least;
+          break;
         }
-        const rank = rankCd(terms, starts, ends, held);
-        hits.push({ id: partition.ids[slot]!, textScore: held === distinctive.length ? rank : Math.fround(rank * this.partialMatch) });
       }
     }
-    return hits;
+    const hits: TextHit[] = [];
+    const hit = (candidate: number) => hits.push({ id: partitions[candidate]!.ids[slots[candidate]!]!, textScore: scores[candidate]! });
+    const tied: number[] = [];
+    for (let candidate = 0; candidate < count; candidate++) {
+      if (scores[candidate]! > cut) {
+        if (passing(candidate)) hit(candidate);
+      } else if (scores[candidate] === cut) tied.push(candidate);
+    }
+    // Rows scoring as the last of the best: only the first of them by id can be among the best.
+    if (query.best !== undefined) for (const candidate of this.firstById(tied, query.best - hits.length, passing)) hit(candidate);
+    return { hits, scoreOf };
+  }
+
+  /**
+   * Of these candidates, which all score the same, the first `wanted` that pass the filter in the
+   * order of their ids, as fusion (packages/core, ranked-rows.ts) and the statement break a tie:
+   * ids that are numbers (int8) by number. A common word holds thousands of rows at one score, and
+   * reading each of them for its filter took a millisecond or more. Every one that passes when an
+   * id is not a number.
+   */
+  private firstById(tied: readonly number[], wanted: number, passing: (candidate: number) => boolean): number[] {
+    if (wanted <= 0 || tied.length === 0) return [];
+    const { partitions, slots } = this.found;
+    const numbers = new Float64Array(tied.length);
+    for (const [i, candidate] of tied.entries()) numbers[i] = -partitions[candidate]!.numbers[slots[candidate]!]!;
+    if (numbers.some(Number.isNaN)) return tied.filter(passing);
+    for (let taken = wanted; taken < tied.length; taken *= 4) {
+      // Negated, the largest are the first by id.
+      const last = kthLargest(numbers, tied.length, taken);
+      const first = tied.filter((_, i) => numbers[i]! >= last);
+      const kept = first.filter(passing);
+      if (kept.length >= wanted) return kept;
+    }
+    return tied.filter(passing);
+  }
+
+  /** The text score of a row of these packed terms for the query's `lexemes` (textScore), or null when it holds none. */
+  private scoreOfTerms(terms: Int32Array, lexemes: readonly number[], distinctive: number): number | null {
+    let held = 0;
+    let tenths = 0;
+    let a = 0;
+    for (const lexeme of lexemes) {
+      for (let at = 0; at < terms.length; at += 2 + 2 * terms[at + 1]!) {
+        if (terms[at] !== ~lexeme) continue;
+        const weights = packedWeights(terms, at + 2, terms[at + 1]!);
+        held++;
+        tenths += weights & TENTHS_BITS;
+        a += weights >>> 16;
+        break;
+      }
+    }
+    return held === 0 ? null : textScore(tenths, a, held === distinctive, this.partialMatch);
   }
 
   private partitionOf(collection: Collection, scope: PointRef["scope"], create: boolean): ProjectText | undefined {
@@ -338,20 +480,35 @@ export class TextIndex {
   }
 }
 
-/**
- * ts_rank_cd(…, 32) of an OR query over the positions of the matched lexemes (tsrank.c's
- * calc_rank_cd, one cover a position): the `held` lexemes' pairs, terms[starts[k]] up to
- * terms[ends[k]], each in position order as a tsvector keeps them, summed in position order across
- * lexemes (the first held lexeme first on a tie), as PostgreSQL sums them. Moves `starts` along.
- */
-function rankCd(terms: Int32Array, starts: Int32Array, ends: Int32Array, held: number): number {
-  let sum = 0;
-  for (;;) {
-    let next = -1;
-    for (let k = 0; k < held; k++) if (starts[k]! < ends[k]! && (next < 0 || terms[starts[k]!]! < terms[starts[next]!]!)) next = k;
-    if (next < 0) break;
-    sum += WEIGHTS[terms[starts[next]! + 1]!]!;
-    starts[next]! += 2;
+/** An id of up to 15 digits as its number (exactly, in a double), else NaN: int8 ids sort by it. */
+function idNumber(id: string): number {
+  return /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
+}
+
+/** The `k`-th largest (1-based) of `values[0 .. count)`, found by selection on a copy. */
+function kthLargest(values: Float64Array, count: number, k: number): number {
+  const copy = values.slice(0, count);
+  let low = 0;
+  let high = count - 1;
+  const target = k - 1;
+  while (low < high) {
+    const pivot = copy[(low + high) >>> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (copy[i]! > pivot) i++;
+      while (copy[j]! < pivot) j--;
+      if (i <= j) {
+        const swap = copy[i]!;
+        copy[i] = copy[j]!;
+        copy[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else return copy[target]!;
   }
-  return sum > 0 ? Math.fround(sum / (sum + 1)) : 0;
+  return copy[target]!;
 }
