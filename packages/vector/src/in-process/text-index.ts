@@ -387,13 +387,13 @@ export class TextIndex {
     });
     const passes = payloadFilter(query.filter.must);
     // A row's partition is its user's (payload user_id), so the filter's user condition holds of it too.
-    const scoreOf = (id: string): number | null => {
+    const scoreOfRow = (id: string): number | null => {
       const partition = project?.holding(id);
       const slot = partition?.slot(id);
       if (slot === undefined || !passes(partition!.payloads[slot]!)) return null;
       return this.scoreOfTerms(partition!.terms[slot]!, lexemes, distinctive.length);
     };
-    if (!project || lexemes.length === 0) return { hits: [], scoreOf };
+    if (!project || lexemes.length === 0) return { hits: [], scoreOf: () => null };
 
     const found = this.found;
     found.reset();
@@ -426,6 +426,12 @@ export class TextIndex {
     }
     // Rows scoring as the last of the best: only the first of them by id can be among the best.
     if (query.best !== undefined) for (const candidate of this.firstById(tied, query.best - hits.length, passing)) hit(candidate);
+    // Every matching row among the hits (one user's rows, mostly): a row's score is its hit's, or none.
+    let scoreOfHit: Map<string, number> | undefined;
+    const scoreOf = (id: string): number | null => {
+      scoreOfHit ??= new Map(hits.map((found) => [found.id, found.textScore]));
+      return scoreOfHit.get(id) ?? (cut === Number.NEGATIVE_INFINITY ? null : scoreOfRow(id));
+    };
     return { hits, scoreOf };
   }
 
