@@ -115,9 +115,16 @@ async function searchAll(
     source: request.source ?? undefined,
   };
   const playbookCommon = { ...common, agent_version: request.agent_version, playbook_name: request.playbook_name };
-  // The agent playbooks' search starts first: the three wait for one query embedding and go on in
-  // the order they began, and this one, project-wide, takes longest after it (its graph search runs
-  // on the event loop, the per-user ones' statements meanwhile in the database).
+  // The three wait for one query embedding and go on in the order they began. The per-user ones
+  // start first: their statements are then on their way to the database (full mode) while the
+  // project-wide graph search of agent playbooks holds the event loop, rather than after it (full
+  // 100k, c=1: 0.3 ms sooner). Profiles belong to one user: without user_id there is nobody whose
+  // profiles to search.
+  const profilesFound =
+    wanted.has("profiles") && request.user_id ? searchProfiles(deps, scope, { ...common, user_id: request.user_id, top_k: depth("profile") }, shared) : [];
+  const userPlaybooksFound = wanted.has("user_playbooks")
+    ? searchUserPlaybooks(deps, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") }, shared)
+    : [];
   const agentPlaybooksFound = wanted.has("agent_playbooks")
     ? searchAgentPlaybooks(
         deps,
@@ -126,14 +133,7 @@ async function searchAll(
         shared,
       )
     : [];
-  // Profiles belong to one user: without user_id there is nobody whose profiles to search.
-  const settled = await Promise.allSettled([
-    wanted.has("profiles") && request.user_id ? searchProfiles(deps, scope, { ...common, user_id: request.user_id, top_k: depth("profile") }, shared) : [],
-    wanted.has("user_playbooks")
-      ? searchUserPlaybooks(deps, scope, { ...playbookCommon, user_id: request.user_id, top_k: depth("user_playbook") }, shared)
-      : [],
-    agentPlaybooksFound,
-  ]);
+  const settled = await Promise.allSettled([profilesFound, userPlaybooksFound, agentPlaybooksFound]);
   const searched = settled.filter((_, index) => wanted.has(ENTITY_ORDER[index]!)).length;
   const [foundProfiles, foundUserPlaybooks, foundAgentPlaybooks] = usableResults(settled, searched, degradations);
 

@@ -103,7 +103,8 @@ export class InProcessVectorIndex implements VectorIndex {
     for (const condition of query.filter.must) checkPayloadKey(collection, condition.key);
     const entry = this.partitions.get(partitionKey(collection, query.filter.scope));
     if (!entry) return [];
-    const user = query.filter.must.find((condition) => condition.key === "user_id" && "equals" in condition);
+    // One user's search compares that user's points only, which need no check of their user.
+    const user = query.filter.must.find((condition) => condition.key === "user_id" && "equals" in condition && typeof condition.equals === "string");
     let unit = this.unitQueries.get(query.vector);
     if (!unit) {
       unit = unitOf(query.vector);
@@ -112,8 +113,8 @@ export class InProcessVectorIndex implements VectorIndex {
     return entry.partition.search(unit, {
       topK: query.topK,
       threshold: query.threshold,
-      passes: payloadFilter(query.filter.must),
-      user: user && "equals" in user ? String(user.equals) : undefined,
+      passes: payloadFilter(user ? query.filter.must.filter((condition) => condition !== user) : query.filter.must),
+      user: user && "equals" in user ? (user.equals as string) : undefined,
     });
   }
 

@@ -43,8 +43,8 @@ export class Partition {
   private readonly graph = new Index({ dimensions: DIMENSIONS, metric: MetricKind.Cos, quantization: ScalarKind.I8, multi: false, ...GRAPH });
   private readonly keyOfId = new Map<string, number>();
   private readonly pointOfKey = new Map<number, StoredPoint>();
-  /** The keys of each user's points (payload user_id): one user's search compares just those. */
-  private readonly keysOfUser = new Map<string, Set<number>>();
+  /** Each user's points (payload user_id), in no order: one user's search compares just those. */
+  private readonly pointsOfUser = new Map<string, StoredPoint[]>();
   private nextKey = 0;
   /** Changed since it was last saved. */
   dirty = false;
@@ -76,8 +76,15 @@ export class Partition {
       const key = this.keyOfId.get(id);
       if (key === undefined) continue;
       this.graph.remove(BigInt(key));
-      const user = this.pointOfKey.get(key)!.payload.user_id;
-      if (typeof user === "string") this.keysOfUser.get(user)?.delete(key);
+      const point = this.pointOfKey.get(key)!;
+      const user = point.payload.user_id;
+      const ofUser = typeof user === "string" ? this.pointsOfUser.get(user) : undefined;
+      if (ofUser) {
+        // The last point takes the removed one's place.
+        const last = ofUser.pop()!;
+        if (last !== point) ofUser[ofUser.indexOf(point)] = last;
+        if (ofUser.length === 0) this.pointsOfUser.delete(user as string);
+      }
       this.keyOfId.delete(id);
       this.pointOfKey.delete(key);
       this.dirty = true;
@@ -100,7 +107,7 @@ export class Partition {
     options: { topK: number; threshold: number | undefined; passes: (payload: StoredPoint["payload"]) => boolean; user?: string | undefined },
   ): VectorHit[] {
     const { topK, threshold, passes, user } = options;
-    if (user !== undefined) return this.compare(this.pointsOfKeys(this.keysOfUser.get(user) ?? []), query, topK, threshold, passes);
+    if (user !== undefined) return this.compare(this.pointsOfUser.get(user) ?? [], query, topK, threshold, passes);
     if (this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
     for (let k = Math.max(2 * topK, 64); k < this.size; k *= 4) {
       const found = this.graph.search(query, k, 1);
@@ -145,9 +152,9 @@ export class Partition {
     this.pointOfKey.set(key, point);
     const user = point.payload.user_id;
     if (typeof user !== "string") return;
-    const keys = this.keysOfUser.get(user);
-    if (keys) keys.add(key);
-    else this.keysOfUser.set(user, new Set([key]));
+    const points = this.pointsOfUser.get(user);
+    if (points) points.push(point);
+    else this.pointsOfUser.set(user, [point]);
   }
 
   /** Writes the graph to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
