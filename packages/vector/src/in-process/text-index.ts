@@ -209,10 +209,18 @@ class Candidates {
   tenths = new Int32Array(1024);
   a = new Int32Array(1024);
   scores = new Float64Array(1024);
+  /** Room for a selection's copy (kthLargest) and for the tied rows' ids (firstById), reused rather than made per search. */
+  private readonly rooms = [new Float64Array(1024), new Float64Array(1024)];
 
   reset(): void {
     this.count = 0;
     this.partitions.length = 0;
+  }
+
+  /** `length` values of room `which`: the same memory each search, grown as needed. */
+  room(which: 0 | 1, length: number): Float64Array {
+    if (this.rooms[which]!.length < length) this.rooms[which] = new Float64Array(Math.max(length, 2 * this.rooms[which]!.length));
+    return this.rooms[which]!;
   }
 
   add(partition: TextPartition, slot: number): number {
@@ -407,7 +415,7 @@ export class TextIndex {
     let cut = Number.NEGATIVE_INFINITY;
     if (query.best !== undefined) {
       for (let wanted = Math.max(1, query.best); wanted < count; wanted *= 4) {
-        const least = kthLargest(scores, count, wanted);
+        const least = kthLargest(scores, count, wanted, found.room(0, count));
         let kept = 0;
         for (let candidate = 0; candidate < count && kept < query.best; candidate++) if (scores[candidate]! >= least && passing(candidate)) kept++;
         if (kept >= query.best) {
@@ -445,12 +453,14 @@ export class TextIndex {
   private firstById(tied: readonly number[], wanted: number, passing: (candidate: number) => boolean): number[] {
     if (wanted <= 0 || tied.length === 0) return [];
     const { partitions, slots } = this.found;
-    const numbers = new Float64Array(tied.length);
-    for (const [i, candidate] of tied.entries()) numbers[i] = -partitions[candidate]!.numbers[slots[candidate]!]!;
-    if (numbers.some(Number.isNaN)) return tied.filter(passing);
+    // Negated, the largest are the first by id.
+    const numbers = this.found.room(1, tied.length);
+    for (const [i, candidate] of tied.entries()) {
+      numbers[i] = -partitions[candidate]!.numbers[slots[candidate]!]!;
+      if (Number.isNaN(numbers[i])) return tied.filter(passing);
+    }
     for (let taken = wanted; taken < tied.length; taken *= 4) {
-      // Negated, the largest are the first by id.
-      const last = kthLargest(numbers, tied.length, taken);
+      const last = kthLargest(numbers, tied.length, taken, this.found.room(0, tied.length));
       const first = tied.filter((_, i) => numbers[i]! >= last);
       const kept = first.filter(passing);
       if (kept.length >= wanted) return kept;
@@ -491,9 +501,10 @@ function idNumber(id: string): number {
   return /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
 }
 
-/** The `k`-th largest (1-based) of `values[0 .. count)`, found by selection on a copy. */
-function kthLargest(values: Float64Array, count: number, k: number): number {
-  const copy = values.slice(0, count);
+/** The `k`-th largest (1-based) of `values[0 .. count)`, found by selection in `room` (at least `count` long). */
+function kthLargest(values: Float64Array, count: number, k: number, room: Float64Array): number {
+  const copy = room;
+  for (let i = 0; i < count; i++) copy[i] = values[i]!;
   let low = 0;
   let high = count - 1;
   const target = k - 1;
