@@ -118,7 +118,7 @@ class TextPartition {
   upsert(document: TextDocument, lexemeId: (lexeme: string) => number): void {
     const slot = this.freeSlots.pop() ?? this.ids.length;
     if (slot >= this.generations.length) {
-      const size = Math.max(1024, 2 * this.generations.length);
+      const size = Math.max(16, 2 * this.generations.length);
       this.generations = grown(this.generations, size);
       const numbers = new Float64Array(size);
       numbers.set(this.numbers);
