@@ -43,8 +43,8 @@ export class Partition {
   private readonly graph = new Index({ dimensions: DIMENSIONS, metric: MetricKind.Cos, quantization: ScalarKind.I8, multi: false, ...GRAPH });
   private readonly keyOfId = new Map<string, number>();
   private readonly pointOfKey = new Map<number, StoredPoint>();
-  /** Each user's points (payload user_id), in no order: one user's search compares just those. */
-  private readonly pointsOfUser = new Map<string, StoredPoint[]>();
+  /** Each user's points (payload user_id): one user's search compares just those. */
+  private readonly pointsOfUser = new Map<string, Set<StoredPoint>>();
   private nextKey = 0;
   /** Changed since it was last saved. */
   dirty = false;
@@ -79,12 +79,8 @@ export class Partition {
       const point = this.pointOfKey.get(key)!;
       const user = point.payload.user_id;
       const ofUser = typeof user === "string" ? this.pointsOfUser.get(user) : undefined;
-      if (ofUser) {
-        // The last point takes the removed one's place.
-        const last = ofUser.pop()!;
-        if (last !== point) ofUser[ofUser.indexOf(point)] = last;
-        if (ofUser.length === 0) this.pointsOfUser.delete(user as string);
-      }
+      ofUser?.delete(point);
+      if (ofUser?.size === 0) this.pointsOfUser.delete(user as string);
       this.keyOfId.delete(id);
       this.pointOfKey.delete(key);
       this.dirty = true;
@@ -153,8 +149,8 @@ export class Partition {
     const user = point.payload.user_id;
     if (typeof user !== "string") return;
     const points = this.pointsOfUser.get(user);
-    if (points) points.push(point);
-    else this.pointsOfUser.set(user, [point]);
+    if (points) points.add(point);
+    else this.pointsOfUser.set(user, new Set([point]));
   }
 
   /** Writes the graph to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
