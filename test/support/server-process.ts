@@ -1,3 +1,6 @@
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { workerCommand } from "./worker-bundle.ts";
 
@@ -9,17 +12,42 @@ const SERVER_MAIN = new URL("../../apps/server/src/main.ts", import.meta.url).pa
  * Linux's ephemeral range (32768 and up), where the kernel picks the local ports of outgoing
  * connections: a port drawn from that range was once taken by one of them while its server was down
  * for a restart, and the server could not start again ("Is port 37530 in use?"). Each candidate is
- * bound once to check that nothing holds it now.
+ * bound once to check that nothing holds it now, and claimed (claimPort) so that no other test
+ * process draws it while its server is still starting: the suites run side by side, and an
+ * embedded server binds its port only seconds after it was drawn. A test once took another suite's
+ * server, started meanwhile on the same port, for its own.
  */
 export function randomPort(): number {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (!claimPort(port)) continue;
     try {
       Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
       return port;
     } catch {
       // Taken: draw another.
     }
+  }
+}
+
+/** Where the ports drawn by test processes are claimed, one empty file a port. */
+const PORT_CLAIMS = join(tmpdir(), "als-test-ports");
+/** A claim this old is released: no test's server lives that long. */
+const CLAIM_MS = 15 * 60 * 1000;
+
+/** Whether this process may take `port`: no test process has drawn it within CLAIM_MS. */
+function claimPort(port: number): boolean {
+  mkdirSync(PORT_CLAIMS, { recursive: true });
+  const claim = join(PORT_CLAIMS, String(port));
+  try {
+    writeFileSync(claim, "", { flag: "wx" });
+    return true;
+  } catch {
+    // Claimed already: taken over once the claim is old.
+    const claimed = statSync(claim, { throwIfNoEntry: false });
+    if (claimed && Date.now() - claimed.mtimeMs < CLAIM_MS) return false;
+    writeFileSync(claim, "");
+    return true;
   }
 }
 
