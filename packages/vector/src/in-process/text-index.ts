@@ -120,9 +120,7 @@ class TextPartition {
     if (slot >= this.generations.length) {
       const size = Math.max(16, 2 * this.generations.length);
       this.generations = grown(this.generations, size);
-      const numbers = new Float64Array(size);
-      numbers.set(this.numbers);
-      this.numbers = numbers;
+      this.numbers = grown(this.numbers, size);
     }
     const generation = this.generations[slot]!;
     const terms = packTsvector(document.searchText, lexemeId);
@@ -242,8 +240,9 @@ class Candidates {
   }
 }
 
-function grown(array: Int32Array, length: number): Int32Array<ArrayBuffer> {
-  const larger = new Int32Array(length);
+/** `array`'s values at the start of a new array of `length`. */
+function grown<T extends Int32Array | Float64Array>(array: T, length: number): T {
+  const larger = new (array.constructor as new (length: number) => T)(length);
   larger.set(array);
   return larger;
 }
