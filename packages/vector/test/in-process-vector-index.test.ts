@@ -11,7 +11,7 @@ vectorIndexContract("InProcessVectorIndex", async () => {
     index,
     put: (points) => index.upsert("profiles", points),
     remove: (refs) => index.delete("profiles", refs),
-    close: async () => {},
+    close: async () => index.close(),
   };
 });
 
@@ -21,6 +21,7 @@ vectorIndexContract("InProcessVectorIndex restored from its snapshot", async () 
   // Every write is saved and read back by a new index, as a restarted process would.
   const reopen = () => {
     index.checkpoint({ writes: "saved" });
+    index.close();
     index = new InProcessVectorIndex({ collections: ["profiles"], directory });
     subject.index = index;
   };
@@ -34,7 +35,10 @@ vectorIndexContract("InProcessVectorIndex restored from its snapshot", async () 
       await index.delete("profiles", refs);
       reopen();
     },
-    close: async () => rmSync(directory, { recursive: true, force: true }),
+    close: async () => {
+      index.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
   };
   return subject;
 });

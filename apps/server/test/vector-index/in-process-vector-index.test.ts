@@ -111,6 +111,22 @@ describe("the in-process vector index, saved and followed", () => {
     expect(agentIds((await searchAgents("reimbursement", { search_mode: "hybrid" })).body).length).toBeGreaterThan(0);
   });
 
+  test("a graph thread that dies leaves searches to the database until the next catch-up builds the graphs again", async () => {
+    const anyProject = { scope: { orgId: "o", projectId: "p" }, must: [] };
+    const before = agentIds((await searchAgents("reimbursement")).body);
+    expect(before.length).toBeGreaterThan(0);
+    // Ended as an out-of-memory inside the thread would end it.
+    const { index } = follower as unknown as { index: { thread: { worker: { terminate(): Promise<number> } } } };
+    await index.thread.worker.terminate();
+    for (let waited = 0; follower.serves("agent_playbooks", anyProject) && waited < 2000; waited += 10) await Bun.sleep(10);
+    expect(follower.serves("agent_playbooks", anyProject)).toBe(false);
+    expect(agentIds((await searchAgents("reimbursement")).body)).toEqual(before);
+    await follower.catchUp();
+    expect(follower.serves("agent_playbooks", anyProject)).toBe(true);
+    expect(agentIds((await searchAgents("reimbursement")).body)).toEqual(before);
+    expect(errors.splice(0).map((error) => String(error))).toEqual([expect.stringContaining("graph thread failed; rebuilding it")]);
+  });
+
   test("a save of another database is not read: the index is built from its own tables", async () => {
     const other = await startTestService();
     let foreign: ChangeLogFollower | undefined;
@@ -147,6 +163,7 @@ describe("the in-process vector index, saved and followed", () => {
         filter: { scope: { orgId: tenant.orgId, projectId: "default" }, must: [] },
         topK: 10,
       });
+      saved.close();
       return hits.length;
     };
     expect(await pointsOnDisk()).toBe(2);

@@ -94,6 +94,7 @@ export class ChangeLogFollower implements VectorIndex {
     private readonly database: string,
     /** Whether it started from a save (tests and the start-up log say which). */
     readonly startedFrom: "save" | "tables",
+    private readonly onError: (error: unknown) => void,
   ) {
     this.queryLexemes = new QueryLexemes(db);
   }
@@ -115,7 +116,7 @@ export class ChangeLogFollower implements VectorIndex {
     const usable = !enabledNow && saved?.database === database;
     if (!usable) index.clear();
     const textIndex = beside ? null : new TextIndex(HELD, FUSION.partialMatch);
-    const follower = new ChangeLogFollower(db, index, textIndex, database, usable ? "save" : "tables");
+    const follower = new ChangeLogFollower(db, index, textIndex, database, usable ? "save" : "tables", onError);
     if (usable) follower.horizon = BigInt(saved!.horizon);
     // Heard before the first read, so that no commit falls between the two.
     follower.stopHearing = await vectorChangeLog.hearChanges(db, () => {
@@ -237,6 +238,7 @@ export class ChangeLogFollower implements VectorIndex {
     // Stopped before the database closes; a database already closed has nobody left to hear.
     await this.stopHearing?.().catch(() => {});
     await this.drain();
+    this.index.close();
   }
 
   private exclusively(work: () => Promise<void>): Promise<void> {
@@ -246,6 +248,11 @@ export class ChangeLogFollower implements VectorIndex {
   }
 
   private async pushPending(): Promise<void> {
+    // Its graphs' thread failed: they are refilled from the tables with a new one.
+    if (this.index.failure) {
+      this.onError(new Error("the in-process vector index's graph thread failed; rebuilding it from the tables", { cause: this.index.failure }));
+      return this.rebuild();
+    }
     // Read before the log from the saved horizon on, which rereads whatever changed since.
     if (!this.textLoaded && this.horizon > 0n) await this.loadText();
     const changes = await vectorChangeLog.changesSince(this.db, this.horizon);

@@ -1,5 +1,6 @@
 import { type Collection, checkPayloadKey } from "../collections.ts";
 import type { PointRef, VectorFilter, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
+import { GraphThread } from "./graph-thread.ts";
 import { Partition, unitOf } from "./partition.ts";
 import { payloadFilter } from "./payload-filter.ts";
 import { loadSnapshot, type PartitionRef, saveSnapshot } from "./snapshot.ts";
@@ -28,14 +29,17 @@ export interface InProcessSettings {
 }
 
 /**
- * The VectorIndex inside the process: a usearch HNSW graph per collection and project, with the
- * payloads beside it and filters applied to the graph's neighbours (see Partition.search). It saves
+ * The VectorIndex inside the process: a usearch HNSW graph per collection and project, walked in a
+ * thread of its own (GraphThread), with the payloads beside it and filters applied to the graph's
+ * neighbours (see Partition.search). It saves
  * itself to `directory` on `checkpoint` and starts from the last save; what changed after that save
  * must come again from the record (ChangeLogFollower in packages/core). A search of the graph takes
  * about a millisecond at 100k points, where PGlite walked pgvector's graph on its one thread.
  */
 export class InProcessVectorIndex implements VectorIndex {
   private readonly partitions = new Map<string, { ref: PartitionRef; partition: Partition }>();
+  /** Holds the partitions' graphs; a new one after clear(). */
+  private thread = new GraphThread();
   /** Query vectors made unit, by the array asked with: a unified search asks each kind's partition with the same one. */
   private readonly unitQueries = new WeakMap<readonly number[], Float32Array>();
   private readonly held: ReadonlySet<Collection>;
@@ -51,7 +55,13 @@ export class InProcessVectorIndex implements VectorIndex {
     this.held = new Set(settings.collections);
     this.selectiveKeys = new Set(settings.userSearchesInDatabase ? [...SELECTIVE_KEYS, "user_id"] : SELECTIVE_KEYS);
     if (!settings.directory) return;
-    const snapshot = loadSnapshot(settings.directory);
+    let snapshot: ReturnType<typeof loadSnapshot>;
+    try {
+      snapshot = loadSnapshot(settings.directory, this.thread);
+    } catch (error) {
+      this.thread.close();
+      throw error;
+    }
     if (!snapshot) return;
     for (const entry of snapshot.partitions) this.partitions.set(partitionKey(entry.ref.collection, entry.ref.scope), entry);
     this.restored = true;
@@ -63,9 +73,11 @@ export class InProcessVectorIndex implements VectorIndex {
     return !this.restored;
   }
 
-  /** Forgets every point, e.g. a snapshot found to be of another database. */
+  /** Forgets every point, e.g. a snapshot found to be of another database, or after its graph thread failed. */
   clear(): void {
     this.partitions.clear();
+    this.thread.close();
+    this.thread = new GraphThread();
     this.restored = false;
     this.cleared = true;
   }
@@ -82,8 +94,21 @@ export class InProcessVectorIndex implements VectorIndex {
     return counts;
   }
 
+  /**
+   * Why its graphs can no longer be trusted (their thread failed), or null. Searches are then left
+   * to the database until clear() and a refill from the record.
+   */
+  get failure(): Error | null {
+    return this.thread.failure;
+  }
+
+  /** Stops its graph thread; it serves nothing after. */
+  close(): void {
+    this.thread.close();
+  }
+
   serves(collection: Collection, filter: VectorFilter): boolean {
-    return this.held.has(collection) && !filter.must.some((condition) => this.selectiveKeys.has(condition.key));
+    return this.thread.failure === null && this.held.has(collection) && !filter.must.some((condition) => this.selectiveKeys.has(condition.key));
   }
 
   async upsert(collection: Collection, points: VectorPoint[]): Promise<void> {
@@ -135,7 +160,7 @@ export class InProcessVectorIndex implements VectorIndex {
   private partitionOf(key: string, collection: Collection, scope: PartitionRef["scope"]): Partition {
     let entry = this.partitions.get(key);
     if (!entry) {
-      entry = { ref: { collection, scope: { orgId: scope.orgId, projectId: scope.projectId } }, partition: new Partition() };
+      entry = { ref: { collection, scope: { orgId: scope.orgId, projectId: scope.projectId } }, partition: new Partition(this.thread) };
       this.partitions.set(key, entry);
     }
     return entry.partition;

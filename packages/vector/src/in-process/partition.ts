@@ -1,5 +1,5 @@
-import { Index, MetricKind, ScalarKind } from "usearch";
 import type { PayloadValue, VectorHit } from "../vector-index.ts";
+import type { GraphShape, GraphThread } from "./graph-thread.ts";
 
 /** The database column is vector(384). */
 export const DIMENSIONS = 384;
@@ -17,7 +17,15 @@ const EXACT_BELOW = 1024;
  * against 21 (two threads), and half the memory; the similarities served are computed from the
  * full-precision vectors kept beside it either way.
  */
-const GRAPH = { connectivity: 32, expansion_add: 200, expansion_search: 300 } as const;
+const GRAPH: GraphShape = {
+  dimensions: DIMENSIONS,
+  metric: "cos",
+  quantization: "i8",
+  multi: false,
+  connectivity: 32,
+  expansion_add: 200,
+  expansion_search: 300,
+};
 
 export interface StoredPoint {
   id: string;
@@ -34,13 +42,13 @@ export interface PartitionPoints {
 
 /**
  * The points of one collection in one project: a usearch HNSW graph (cosine, 8-bit, which builds
- * and walks faster than floats at the same recall; see GRAPH) whose keys stand for the rows'
- * ids, payloads and full-precision vectors, kept here. The graph finds candidates; their similarity
+ * and walks faster than floats at the same recall; see GRAPH), held in the index's graph thread,
+ * whose keys stand for the rows' ids, payloads and full-precision vectors, kept here. The graph finds candidates; their similarity
  * is computed from the kept vectors, and a filter the graph cannot satisfy is answered by comparing
  * every point. A replaced point gets a new key, so the graph never holds two vectors under one key.
  */
 export class Partition {
-  private readonly graph = new Index({ dimensions: DIMENSIONS, metric: MetricKind.Cos, quantization: ScalarKind.I8, multi: false, ...GRAPH });
+  private readonly graph: number;
   private readonly keyOfId = new Map<string, number>();
   private readonly pointOfKey = new Map<number, StoredPoint>();
   /** Each user's points (payload user_id): one user's search compares just those. */
@@ -50,6 +58,10 @@ export class Partition {
   dirty = false;
   /** Where its files were last written or read (the path without extension): unchanged, the next save links them from there. */
   files: string | undefined;
+
+  constructor(private readonly thread: GraphThread) {
+    this.graph = thread.create(GRAPH);
+  }
 
   get size(): number {
     return this.pointOfKey.size;
@@ -67,15 +79,16 @@ export class Partition {
       this.remember(key, { id: point.id, payload: point.payload, unit: unitOf(point.vector) });
     }
     // 0: as many threads as the machine has; a large batch (a rebuild) is what they speed up.
-    this.graph.add(keys, vectors, 0);
+    this.thread.add(this.graph, keys, vectors, 0);
     this.dirty = true;
   }
 
   delete(ids: string[]): void {
+    const removed: bigint[] = [];
     for (const id of ids) {
       const key = this.keyOfId.get(id);
       if (key === undefined) continue;
-      this.graph.remove(BigInt(key));
+      removed.push(BigInt(key));
       const point = this.pointOfKey.get(key)!;
       const user = point.payload.user_id;
       const ofUser = typeof user === "string" ? this.pointsOfUser.get(user) : undefined;
@@ -85,6 +98,7 @@ export class Partition {
       this.pointOfKey.delete(key);
       this.dirty = true;
     }
+    if (removed.length > 0) this.thread.remove(this.graph, BigUint64Array.from(removed));
   }
 
   /**
@@ -98,15 +112,15 @@ export class Partition {
    * 0.987–0.989 against 0.980–0.990); each neighbour rescored is a point read from memory the query
    * embedding has just pushed out of the caches.
    */
-  search(
+  async search(
     query: Float32Array,
     options: { topK: number; threshold: number | undefined; passes: (payload: StoredPoint["payload"]) => boolean; user?: string | undefined },
-  ): VectorHit[] {
+  ): Promise<VectorHit[]> {
     const { topK, threshold, passes, user } = options;
     if (user !== undefined) return this.compare(this.pointsOfUser.get(user) ?? [], query, topK, threshold, passes);
     if (this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
     for (let k = Math.max(2 * topK, 64); k < this.size; k *= 4) {
-      const found = this.graph.search(query, k, 1);
+      const found = await this.thread.search(this.graph, query, k);
       const kept = this.compare(this.pointsOfKeys(found.keys), query, topK, threshold, passes);
       // Every point beyond the last neighbour returned is further than it: enough, or past the threshold.
       const farthest = found.distances.length > 0 ? 1 - found.distances[found.distances.length - 1]! : -1;
@@ -155,7 +169,7 @@ export class Partition {
 
   /** Writes the graph to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
   save(graphPath: string): { points: PartitionPoints; vectors: Float32Array } {
-    this.graph.save(graphPath);
+    this.thread.save(this.graph, graphPath);
     this.dirty = false;
     const vectors = new Float32Array(this.size * DIMENSIONS);
     const points: PartitionPoints["points"] = [];
@@ -166,9 +180,9 @@ export class Partition {
     return { points: { nextKey: this.nextKey, points }, vectors };
   }
 
-  static load(graphPath: string, saved: PartitionPoints, vectors: Float32Array): Partition {
-    const partition = new Partition();
-    partition.graph.load(graphPath);
+  static load(thread: GraphThread, graphPath: string, saved: PartitionPoints, vectors: Float32Array): Partition {
+    const partition = new Partition(thread);
+    const graphSize = thread.load(partition.graph, graphPath);
     partition.nextKey = saved.nextKey;
     if (vectors.length !== saved.points.length * DIMENSIONS) throw new Error(`${graphPath}: ${saved.points.length} points, ${vectors.length} vector values`);
     // Each point gets an array of its own rather than a view into `vectors`: JavaScriptCore lists
@@ -177,7 +191,7 @@ export class Partition {
     for (const [n, [key, id, payload]] of saved.points.entries()) {
       partition.remember(key, { id, payload, unit: vectors.slice(n * DIMENSIONS, (n + 1) * DIMENSIONS) });
     }
-    if (partition.graph.size() !== partition.size) throw new Error(`graph ${graphPath} holds ${partition.graph.size()} points, its list ${partition.size}`);
+    if (graphSize !== partition.size) throw new Error(`graph ${graphPath} holds ${graphSize} points, its list ${partition.size}`);
     return partition;
   }
 }

@@ -3,6 +3,7 @@ import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdi
 import { join } from "node:path";
 import type { Scope } from "@als/db";
 import type { Collection } from "../collections.ts";
+import type { GraphThread } from "./graph-thread.ts";
 import { Partition, type PartitionPoints } from "./partition.ts";
 
 /**
@@ -64,8 +65,8 @@ export function saveSnapshot(directory: string, meta: unknown, partitions: { ref
     if (entry.startsWith("gen-") && entry !== generation) rmSync(join(directory, entry), { recursive: true, force: true });
 }
 
-/** The snapshot in `directory`, or null when there is none (or one of another version). */
-export function loadSnapshot(directory: string): Snapshot | null {
+/** The snapshot in `directory`, its graphs loaded into `thread`, or null when there is none (or one of another version). */
+export function loadSnapshot(directory: string, thread: GraphThread): Snapshot | null {
   const generation = currentGeneration(directory);
   if (generation === null) return null;
   const source = join(directory, generation);
@@ -83,7 +84,7 @@ export function loadSnapshot(directory: string): Snapshot | null {
         bytes.byteOffset % Float32Array.BYTES_PER_ELEMENT === 0
           ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / Float32Array.BYTES_PER_ELEMENT)
           : new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      const partition = Partition.load(join(source, `${file}.usearch`), saved, vectors);
+      const partition = Partition.load(thread, join(source, `${file}.usearch`), saved, vectors);
       partition.files = join(source, file);
       return { ref: { collection, scope }, partition };
     }),

@@ -1,0 +1,68 @@
+// @ts-check
+// The thread that holds the in-process index's HNSW graphs (GraphThread): a search's walk of a
+// graph runs here while the event loop does the search's other work. Plain JavaScript so that Node
+// worker threads load it without a TypeScript loader; Bun loads it the same way.
+import { parentPort, workerData } from "node:worker_threads";
+import { Index } from "usearch";
+
+/** @type {import("node:worker_threads").MessagePort} The port a save's or a load's answer goes to (GraphThread waits on it). */
+const answers = workerData.answers;
+/** @type {Map<number, Index>} */
+const graphs = new Map();
+
+/** @param {number} id */
+function graphOf(id) {
+  const graph = graphs.get(id);
+  if (!graph) throw new Error(`no graph ${id} in the graph thread`);
+  return graph;
+}
+
+/** @param {any} message */
+function run(message) {
+  switch (message.op) {
+    case "create":
+      graphs.set(message.graph, new Index(message.shape));
+      return undefined;
+    case "add":
+      graphOf(message.graph).add(message.keys, message.vectors, message.threads);
+      return undefined;
+    case "remove":
+      graphOf(message.graph).remove(message.keys);
+      return undefined;
+    case "search": {
+      const found = graphOf(message.graph).search(message.query, message.k, 1);
+      return { keys: found.keys, distances: found.distances };
+    }
+    case "save":
+      graphOf(message.graph).save(message.path);
+      return undefined;
+    case "load": {
+      const graph = graphOf(message.graph);
+      graph.load(message.path);
+      return graph.size();
+    }
+    default:
+      throw new Error(`unknown graph operation ${message.op}`);
+  }
+}
+
+parentPort?.on("message", (message) => {
+  let result;
+  let error;
+  try {
+    result = run(message);
+  } catch (thrown) {
+    error = thrown instanceof Error ? thrown.message : String(thrown);
+  }
+  if (message.signal) {
+    // The event loop is blocked in Atomics.wait: the answer is on its port before it is woken.
+    answers.postMessage({ result, error });
+    Atomics.store(message.signal, 0, 1);
+    Atomics.notify(message.signal, 0);
+  } else if (message.request !== undefined) {
+    parentPort?.postMessage({ request: message.request, result, error });
+  } else if (error !== undefined) {
+    // Nobody waits for an add or a removal: its failure leaves the graphs unlike the points kept beside them.
+    parentPort?.postMessage({ failure: error });
+  }
+});
