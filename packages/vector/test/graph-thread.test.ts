@@ -86,6 +86,22 @@ describe("the graph thread", () => {
     expect([...(await thread.search(other, vector(4), 1)).keys]).toEqual([7n]);
   });
 
+  test("threads closed while they start, or while they work, end without taking the process down", async () => {
+    // Terminated from outside while loading usearch, a thread crashed the whole process (Bun 1.3).
+    for (let round = 0; round < 40; round++) {
+      const thread = started();
+      const graph = thread.create(SHAPE);
+      if (round % 2 === 1) thread.add(graph, BigUint64Array.from([1n, 2n]), rows(vector(1), vector(2)), 1);
+      await Bun.sleep(round % 9);
+      thread.close();
+    }
+    await Bun.sleep(200);
+    const thread = started();
+    const graph = thread.create(SHAPE);
+    thread.add(graph, BigUint64Array.from([9n]), rows(vector(6)), 1);
+    expect([...(await thread.search(graph, vector(6), 1)).keys]).toEqual([9n]);
+  });
+
   test("closed, it answers nothing", async () => {
     const thread = started();
     const graph = thread.create(SHAPE);

@@ -97,7 +97,7 @@ export class GraphThread {
     return this.call({ op: "load", graph, path }) as number;
   }
 
-  /** Stops the thread; its graphs are gone. */
+  /** Stops the thread once what was sent to it is done; its graphs are gone, and every call after fails. */
   close(): void {
     this.fail(new Error("the graph thread is closed"));
   }
@@ -141,6 +141,8 @@ export class GraphThread {
     for (const waiter of this.waiting.values()) waiter.reject(error);
     this.waiting.clear();
     this.answers.close();
-    void this.worker.terminate();
+    // Asked to end rather than terminated: terminating it in the middle of a usearch call crashes
+    // the process. Nothing more is sent to it, so it ends once what it was sent is done.
+    this.worker.postMessage({ op: "close" });
   }
 }

@@ -47,6 +47,14 @@ function run(message) {
 }
 
 parentPort?.on("message", (message) => {
+  if (message.op === "close") {
+    // After every operation sent before it; the thread then ends with nothing left to wait on. (A
+    // thread terminated from outside while usearch runs takes the whole process down with it.)
+    graphs.clear();
+    answers.close();
+    parentPort?.close();
+    return;
+  }
   let result;
   let error;
   try {
