@@ -34,17 +34,17 @@ interface Answer {
 
 /**
  * A worker thread holding HNSW graphs (graph-worker.mjs), each named by a number. Walking a graph
- * is most of a project-wide vector search (about 0.8 ms at 10k points, 1.1–1.4 at 100k): here it
+ * is most of a project-wide vector search (0.5–0.8 ms at 10k points, 1.1–1.4 at 100k): here it
  * runs beside the event loop, which meanwhile compares one user's points and reads rows for the
  * search's other kinds. Messages are handled in the order sent, so a search sees every add and
- * removal sent before it. Adds and removals are not awaited; searches answer by message; a save or
- * a load, rare, blocks the caller as usearch's own calls did. After any failure every call fails
+ * removal sent before it. Adds and searches answer by message, removals are not answered; a save
+ * or a load, rare, blocks the caller as usearch's own calls did. After any failure every call fails
  * with it (`failure`): the index's owner then starts again with a new thread.
  */
 export class GraphThread {
   private readonly worker: Worker;
   private readonly answers: MessagePort;
-  private readonly waiting = new Map<number, { resolve: (matches: GraphMatches) => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (result: never) => void; reject: (error: Error) => void }>();
   private nextRequest = 0;
   private nextGraph = 0;
   failure: Error | null = null;
@@ -53,7 +53,7 @@ export class GraphThread {
     const { port1, port2 } = new MessageChannel();
     this.answers = port1;
     this.worker = new Worker(workerFile, { workerData: { answers: port2 }, transferList: [port2] });
-    // Only a waiting search keeps the process alive (see search).
+    // Only an unanswered add or search keeps the process alive (see ask).
     this.worker.unref();
     this.worker.on("message", (answer: Answer) => this.answered(answer));
     this.worker.on("error", (error) => this.fail(error instanceof Error ? error : new Error(String(error))));
@@ -67,9 +67,12 @@ export class GraphThread {
     return graph;
   }
 
-  /** Adds the points (keys[i] for the i-th vector); `threads` 0 is every core. */
-  add(graph: number, keys: BigUint64Array, vectors: Float32Array, threads: number): void {
-    this.post({ op: "add", graph, keys, vectors, threads }, [keys.buffer as ArrayBuffer, vectors.buffer as ArrayBuffer]);
+  /**
+   * Adds the points (keys[i] for the i-th vector); `threads` 0 is every core. A search sent after
+   * it sees them either way; the promise says when the graph holds them (a rebuild is done only then).
+   */
+  add(graph: number, keys: BigUint64Array, vectors: Float32Array, threads: number): Promise<void> {
+    return this.ask({ op: "add", graph, keys, vectors, threads }, [keys.buffer as ArrayBuffer, vectors.buffer as ArrayBuffer]);
   }
 
   remove(graph: number, keys: BigUint64Array): void {
@@ -78,13 +81,7 @@ export class GraphThread {
 
   /** The `k` keys nearest `query`, nearest first, with their cosine distances. */
   search(graph: number, query: Float32Array, k: number): Promise<GraphMatches> {
-    if (this.failure) return Promise.reject(this.failure);
-    const request = this.nextRequest++;
-    return new Promise<GraphMatches>((resolve, reject) => {
-      if (this.waiting.size === 0) this.worker.ref();
-      this.waiting.set(request, { resolve, reject });
-      this.worker.postMessage({ op: "search", graph, query, k, request });
-    });
+    return this.ask({ op: "search", graph, query, k });
   }
 
   /** Writes the graph to `path` once every operation sent before is done. */
@@ -100,6 +97,17 @@ export class GraphThread {
   /** Stops the thread once what was sent to it is done; its graphs are gone, and every call after fails. */
   close(): void {
     this.fail(new Error("the graph thread is closed"));
+  }
+
+  /** Sends `message` with a request number; its answer settles the promise. */
+  private ask<T>(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    const request = this.nextRequest++;
+    return new Promise<T>((resolve, reject) => {
+      if (this.waiting.size === 0) this.worker.ref();
+      this.waiting.set(request, { resolve: resolve as (result: never) => void, reject });
+      this.worker.postMessage({ ...message, request }, transfer);
+    });
   }
 
   private post(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): void {
@@ -132,7 +140,7 @@ export class GraphThread {
     this.waiting.delete(answer.request!);
     if (this.waiting.size === 0) this.worker.unref();
     if (answer.error !== undefined) waiter.reject(new Error(answer.error));
-    else waiter.resolve(answer.result as GraphMatches);
+    else waiter.resolve(answer.result as never);
   }
 
   private fail(error: Error): void {

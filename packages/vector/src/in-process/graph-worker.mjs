@@ -67,10 +67,10 @@ parentPort?.on("message", (message) => {
     answers.postMessage({ result, error });
     Atomics.store(message.signal, 0, 1);
     Atomics.notify(message.signal, 0);
+  } else if (error !== undefined && message.op !== "search") {
+    // A failed add or removal leaves the graphs unlike the points kept beside them: the thread fails.
+    parentPort?.postMessage({ failure: error });
   } else if (message.request !== undefined) {
     parentPort?.postMessage({ request: message.request, result, error });
-  } else if (error !== undefined) {
-    // Nobody waits for an add or a removal: its failure leaves the graphs unlike the points kept beside them.
-    parentPort?.postMessage({ failure: error });
   }
 });

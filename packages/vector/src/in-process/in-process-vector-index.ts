@@ -113,7 +113,8 @@ export class InProcessVectorIndex implements VectorIndex {
 
   async upsert(collection: Collection, points: VectorPoint[]): Promise<void> {
     if (!this.held.has(collection)) return;
-    for (const [key, group] of groupByPartition(collection, points)) this.partitionOf(key, collection, group[0]!.scope).upsert(group);
+    const groups = [...groupByPartition(collection, points)];
+    await Promise.all(groups.map(([key, group]) => this.partitionOf(key, collection, group[0]!.scope).upsert(group)));
   }
 
   async delete(collection: Collection, refs: PointRef[]): Promise<void> {

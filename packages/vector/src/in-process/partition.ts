@@ -67,7 +67,8 @@ export class Partition {
     return this.pointOfKey.size;
   }
 
-  upsert(points: { id: string; vector: readonly number[]; payload: Record<string, PayloadValue> }[]): void {
+  /** Replaces or adds the points; done once the graph holds them (searches sent meanwhile see them already). */
+  async upsert(points: { id: string; vector: readonly number[]; payload: Record<string, PayloadValue> }[]): Promise<void> {
     if (points.length === 0) return;
     this.delete(points.map((point) => point.id));
     const keys = new BigUint64Array(points.length);
@@ -79,8 +80,8 @@ export class Partition {
       this.remember(key, { id: point.id, payload: point.payload, unit: unitOf(point.vector) });
     }
     // 0: as many threads as the machine has; a large batch (a rebuild) is what they speed up.
-    this.thread.add(this.graph, keys, vectors, 0);
     this.dirty = true;
+    await this.thread.add(this.graph, keys, vectors, 0);
   }
 
   delete(ids: string[]): void {
