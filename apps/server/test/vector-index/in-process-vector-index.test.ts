@@ -120,9 +120,12 @@ describe("the in-process vector index, saved and followed", () => {
     await index.thread.worker.terminate();
     for (let waited = 0; follower.serves("agent_playbooks", anyProject) && waited < 2000; waited += 10) await Bun.sleep(10);
     expect(follower.serves("agent_playbooks", anyProject)).toBe(false);
+    // What als_vector_index_serving shows operators.
+    expect(follower.status().serving).toBe(false);
     expect(agentIds((await searchAgents("reimbursement")).body)).toEqual(before);
     await follower.catchUp();
     expect(follower.serves("agent_playbooks", anyProject)).toBe(true);
+    expect(follower.status().serving).toBe(true);
     expect(agentIds((await searchAgents("reimbursement")).body)).toEqual(before);
     expect(errors.splice(0).map((error) => String(error))).toEqual([expect.stringContaining("graph thread failed; rebuilding it")]);
   });

@@ -218,7 +218,7 @@ export class ChangeLogFollower implements VectorIndex {
   status(): { points: Record<string, number>; serving: boolean; followedSecondsAgo: number | null } {
     return {
       points: this.index.pointCounts(),
-      serving: this.caughtUp,
+      serving: this.caughtUp && this.index.failure === null,
       followedSecondsAgo: this.followedAt === null ? null : (performance.now() - this.followedAt) / 1000,
     };
   }
