@@ -101,6 +101,7 @@ async function searchAll(
   // lexemes, whose statements (PGlite) would otherwise run on this thread before it is sent.
   const queryText = (resolved?.query ?? request.query).trim();
   const searchesSome = wanted.has("agent_playbooks") || wanted.has("user_playbooks") || (wanted.has("profiles") && request.user_id);
+  checkDeadline();
   if (searchesSome && request.search_mode !== "fts" && queryText !== "") embedder.embedQuery(queryText).catch(() => {});
   const shared: SearchContext = {
     ...search,
@@ -276,8 +277,9 @@ function wordsOnce(text: TextArm, query: string): TextArm {
 
 /** `work`, or the signal's reason as soon as it is aborted. */
 function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  // Its own failure (the embedder's answer to the same abort, mostly) is not reported again.
   work.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
