@@ -112,7 +112,6 @@ async function searchAll(
         ? searchingAsOfNow(search.vectorIndex, resolved?.query ?? request.query, timings)
         : undefined,
   };
-  checkDeadline();
   const common = {
     query: resolved?.query ?? request.query,
     threshold: request.threshold,

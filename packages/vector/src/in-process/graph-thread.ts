@@ -1,5 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+// Types only: usearch's native module is loaded by the graph thread, never by the event loop's.
+import type { MetricKind, ScalarKind } from "usearch";
 
 const workerFile = fileURLToPath(new URL("./graph-worker.mjs", import.meta.url));
 
@@ -12,8 +14,8 @@ const WAIT_MS = 120_000;
 /** A usearch graph's construction options (usearch's Index), as Partition chooses them. */
 export interface GraphShape {
   dimensions: number;
-  metric: string;
-  quantization: string;
+  metric: `${MetricKind}`;
+  quantization: `${ScalarKind}`;
   multi: boolean;
   connectivity: number;
   expansion_add: number;

@@ -31,9 +31,9 @@ export interface InProcessSettings {
 /**
  * The VectorIndex inside the process: a usearch HNSW graph per collection and project, walked in a
  * thread of its own (GraphThread), with the payloads beside it and filters applied to the graph's
- * neighbours (see Partition.search). It saves
- * itself to `directory` on `checkpoint` and starts from the last save; what changed after that save
- * must come again from the record (ChangeLogFollower in packages/core). A search of the graph takes
+ * neighbours (see Partition.search). It saves itself to `directory` on `checkpoint` and starts from
+ * the last save; what changed after that save must come again from the record (ChangeLogFollower
+ * in packages/core). A search of the graph takes
  * about a millisecond at 100k points, where PGlite walked pgvector's graph on its one thread.
  */
 export class InProcessVectorIndex implements VectorIndex {
