@@ -109,4 +109,9 @@ export interface TextArm {
   words(text: string): Promise<string[]>;
   /** The rows passing the filter that hold a distinctive query word (the best `query.best` of them), with their text scores. */
   search(collection: Collection, query: TextQuery): Promise<TextRanking>;
+  /**
+   * The rows of `ids` as a search returns them (each row's record, from memory), in the order asked;
+   * null when one is no longer held or no longer passes the filter: the database must be asked.
+   */
+  returnedRows(collection: Collection, filter: VectorFilter, ids: readonly string[]): Record<string, unknown>[] | null;
 }

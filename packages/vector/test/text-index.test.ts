@@ -38,6 +38,7 @@ function documentOf(id: string, next: (below: number) => number): TextDocument {
     id,
     scope: SCOPES[next(SCOPES.length)]!,
     payload: { user_id: `user-${next(3)}`, status: next(2) === 0 ? "CURRENT" : "ARCHIVED" },
+    returned: JSON.stringify({ id }),
     searchText: [...lexemes].map(([word, [positions, weights]]) => `'${word}':${positions.map((p, i) => `${p}${"DCBA"[weights[i]!]}`).join(",")}`).join(" "),
   };
 }
@@ -85,7 +86,7 @@ describe("the in-process text index", () => {
   test("a row deleted is never served, also once another row takes its place", () => {
     const index = new TextIndex(["agent_playbooks"], 0.5);
     const scope = SCOPES[0]!;
-    const only = (id: string, word: string): TextDocument => ({ id, scope, payload: {}, searchText: `'${word}':1A` });
+    const only = (id: string, word: string): TextDocument => ({ id, scope, payload: {}, searchText: `'${word}':1A`, returned: JSON.stringify({ id, word }) });
     index.upsert("agent_playbooks", [only("1", "refund"), only("2", "refund"), only("3", "parcel")]);
     const search = (word: string) => index.search("agent_playbooks", { filter: { scope, must: [] }, words: [word], common: [] }).hits.map((hit) => hit.id);
     expect(search("refund").sort()).toEqual(["1", "2"]);
@@ -102,6 +103,37 @@ describe("the in-process text index", () => {
     ]);
     expect(search("refund")).toEqual([]);
     expect(search("parcel")).toEqual([]);
+  });
+
+  test("returns the rows a search found as it holds them now, or null once one is gone or no longer passes the filter", () => {
+    const index = new TextIndex(["user_playbooks"], 0.5);
+    const [scope, other] = [SCOPES[0]!, SCOPES[1]!];
+    const row = (id: string, status: string, content: string): TextDocument => ({
+      id,
+      scope,
+      payload: { user_id: "user-1", status },
+      searchText: `'refund':1A`,
+      returned: JSON.stringify({ user_playbook_id: Number(id), status, content, tags: ["a", "ü"], expires_at: null }),
+    });
+    index.upsert("user_playbooks", [row("1", "CURRENT", "first"), row("2", "CURRENT", "second"), row("3", "ARCHIVED", "third")]);
+    const current = { scope, must: [{ key: "status", anyOf: ["CURRENT"] }] };
+    const rows = index.returnedRows("user_playbooks", current, ["2", "1"]);
+    expect(rows).toEqual([
+      { user_playbook_id: 2, status: "CURRENT", content: "second", tags: ["a", "ü"], expires_at: null },
+      { user_playbook_id: 1, status: "CURRENT", content: "first", tags: ["a", "ü"], expires_at: null },
+    ]);
+    // Each caller gets rows of its own: changing one changes no later answer.
+    rows![0]!.content = "changed by a caller";
+    expect(index.returnedRows("user_playbooks", current, ["2"])).toEqual([expect.objectContaining({ content: "second" })]);
+    // An update is returned as it is now.
+    index.upsert("user_playbooks", [row("2", "CURRENT", "second, edited")]);
+    expect(index.returnedRows("user_playbooks", current, ["2"])).toEqual([expect.objectContaining({ content: "second, edited" })]);
+    // A row the filter leaves out now, one deleted, one of another project: the database must answer.
+    expect(index.returnedRows("user_playbooks", current, ["1", "3"])).toBeNull();
+    index.delete("user_playbooks", [{ id: "1", scope }]);
+    expect(index.returnedRows("user_playbooks", current, ["2", "1"])).toBeNull();
+    expect(index.returnedRows("user_playbooks", { scope: other, must: [] }, ["2"])).toBeNull();
+    expect(index.returnedRows("user_playbooks", current, [])).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ChangeLogFollower } from "@als/core";
 import { agentPlaybooks, FUSION } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
-import { addAgentPlaybooks } from "@als/test-support/playbooks.ts";
+import { addAgentPlaybooks, addUserPlaybooks } from "@als/test-support/playbooks.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
 import { bearer, createTenant } from "@als/test-support/tenants.ts";
 import { PgVectorIndex, type PointRef, packTsvector, type TextDocument, TextIndex } from "@als/vector";
@@ -170,6 +170,56 @@ describe.skipIf(!embedded)("the in-process text arm follows the record (embedded
         expect(inMemory).toEqual(inSql);
       }
     }
+  });
+
+  test("answers the rows it found as the statements read them, and follows every column a search returns", async () => {
+    const odd = `Ünïcödé "quotes" \\ back\\slash, 'apostrophe', 🦀, a tab\tand a newline\n end`;
+    const user = "rows-in-memory";
+    const profiles = [
+      { user_id: user, content: `likes the canoe ${odd}`, tags: ["odd tag", "ü"], custom_feature: odd, profile_time_to_live: "one_week" },
+      { user_id: user, content: "likes the canoe in the morning", extractor_name: "morning", generated_from_request_id: "r-1" },
+    ];
+    expect((await svc.call("POST", "/api/add_user_profile", { user_profiles: profiles })).status).toBe(200);
+    await addUserPlaybooks(svc, [
+      { user_id: user, trigger: `the canoe ${odd}`, content: "Offer the canoe", rationale: odd, tags: ["a", "b"] },
+      { user_id: user, trigger: "a canoe in the morning", content: "Offer the morning tour" },
+    ]);
+    const [agent] = await addAgentPlaybooks(svc, [{ trigger: `the canoe ${odd}`, content: "Offer the canoe", playbook_status: "APPROVED", tags: ["x"] }]);
+    const body = JSON.stringify({ query: "canoe morning", user_id: user, search_mode: "hybrid", threshold: 0, top_k: 10 });
+    const searchOnce = async () => {
+      const response = await svc.app.handle(
+        new Request("http://localhost/api/search", { method: "POST", headers: { "content-type": "application/json" }, body }),
+      );
+      expect(response.status).toBe(200);
+      const found = (await response.json()) as any;
+      // Each search issues receipts of its own.
+      for (const playbook of found.user_playbooks) delete playbook.exposure_receipt;
+      return { found, stages: response.headers.get("server-timing")! };
+    };
+    const bothWays = async () => {
+      const inMemory = await searchOnce();
+      svc.deps.vectorIndex = undefined;
+      const inSql = await searchOnce();
+      svc.deps.vectorIndex = follower;
+      // No statement read the rows.
+      for (const kind of ["profiles", "user_playbooks", "agent_playbooks"]) {
+        expect(inMemory.stages).toMatch(new RegExp(`${kind};dur=[\\d.]+;desc="memory"`));
+        expect(inMemory.stages).not.toContain(`${kind}.sql`);
+      }
+      expect(inMemory.found).toEqual(inSql.found);
+      return inMemory.found;
+    };
+    const found = await bothWays();
+    expect(found.profiles.map((p: any) => p.content).sort()).toEqual(profiles.map((p) => p.content).sort());
+    expect(found.user_playbooks.length).toBe(2);
+    expect(found.agent_playbooks.map((p: any) => p.agent_playbook_id)).toContain(agent!);
+
+    // Columns no search filters or scores by, written alone: the rows are read again all the same.
+    await svc.db.query("UPDATE user_playbooks SET last_modified_timestamp = 4000000000 WHERE user_id = $1", [user]);
+    await svc.db.query(`UPDATE agent_playbooks SET playbook_metadata = '{"moved":true}' WHERE agent_playbook_id = $1`, [agent]);
+    const after = await bothWays();
+    expect(after.user_playbooks.map((p: any) => p.last_modified_timestamp)).toEqual([4000000000, 4000000000]);
+    expect(after.agent_playbooks.find((p: any) => p.agent_playbook_id === agent).playbook_metadata).toBe('{"moved":true}');
   });
 
   test("follows adds, updates, deletes and erasure: what is gone is never served", async () => {

@@ -174,6 +174,7 @@ export class ChangeLogFollower implements VectorIndex {
         await (caughtUp ?? this.asOfNow());
         return textIndex.search(collection, query);
       },
+      returnedRows: (collection, filter, ids) => textIndex.returnedRows(collection, filter, ids),
     };
   }
 

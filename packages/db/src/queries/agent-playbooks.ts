@@ -37,8 +37,12 @@ export interface AgentPlaybookFilters extends PlaybookFilters {
   sourceOfLinkedUserPlaybook?: string;
 }
 
-// The table is never aliased, so the link subquery and the filters can name it in any statement.
-const COLUMNS = `agent_playbook_id, agent_version, playbook_name, content, trigger, rationale, playbook_status, playbook_metadata, tags,
+/**
+ * An AgentPlaybookRecord's columns: what reads and searches return (the in-process index keeps them
+ * too, migration 0052). The table is never aliased, so the link subquery and the filters can name it
+ * in any statement.
+ */
+export const COLUMNS = `agent_playbook_id, agent_version, playbook_name, content, trigger, rationale, playbook_status, playbook_metadata, tags,
   status, created_at, last_modified_timestamp,
   ARRAY(SELECT s.user_playbook_id FROM agent_playbook_sources s
         WHERE s.agent_playbook_id = agent_playbooks.agent_playbook_id ORDER BY s.user_playbook_id) AS source_user_playbook_ids`;

@@ -30,7 +30,8 @@ export interface ProfileInsert extends Omit<ProfileRecord, "created_at" | "last_
   embedding_model: string;
 }
 
-const COLUMNS = `profile_id, user_id, content, status, source, profile_time_to_live, expires_at, tags,
+/** A ProfileRecord's columns: what reads and searches return (the in-process index keeps them too, migration 0052). */
+export const COLUMNS = `profile_id, user_id, content, status, source, profile_time_to_live, expires_at, tags,
   custom_feature, extractor_name, generated_from_request_id, created_at, last_modified_timestamp`;
 
 export interface ProfileFilters {

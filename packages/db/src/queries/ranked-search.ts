@@ -51,8 +51,8 @@ export interface RankedSearchSpec {
 
 /**
  * Rows ranked and fused outside the statement (the in-process indexes, embedded), best first, with
- * their scores. The statement reads them again under its filters, so a row deleted or changed since
- * the indexes last saw it is never served.
+ * their scores. The index answers them itself as it holds them; the statement reads them again under
+ * its filters when it no longer holds one of them as found.
  */
 export interface FusedFound {
   ids: string[];

@@ -30,7 +30,8 @@ export interface UserPlaybookFilters extends PlaybookFilters {
   source?: string;
 }
 
-const COLUMNS = `user_playbook_id, user_id, request_id, agent_version, playbook_name, content, trigger, rationale, tags, status, source,
+/** A UserPlaybookRecord's columns: what reads and searches return (the in-process index keeps them too, migration 0052). */
+export const COLUMNS = `user_playbook_id, user_id, request_id, agent_version, playbook_name, content, trigger, rationale, tags, status, source,
   created_at, last_modified_timestamp`;
 
 function filterSql(scope: Scope, filters: UserPlaybookFilters, params: Params): string {

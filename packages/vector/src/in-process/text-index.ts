@@ -7,6 +7,8 @@ import { packTsvector } from "./tsvector-text.ts";
 export interface TextDocument extends PointRef {
   payload: Record<string, PayloadValue>;
   searchText: string;
+  /** The row as a search returns it: its record's columns as JSON text (row_to_json), parsed only when served. */
+  returned: string;
 }
 
 /** A text query: the query's lexemes (to_tsvector('english') of its text) and the table's common ones. */
@@ -97,6 +99,7 @@ class TextPartition {
 
   readonly ids: (string | undefined)[] = [];
   readonly payloads: (Record<string, PayloadValue> | undefined)[] = [];
+  readonly returned: (string | undefined)[] = [];
   readonly terms: (Int32Array | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   readonly holders = new Map<number, Holders>();
@@ -138,6 +141,7 @@ class TextPartition {
     this.ids[slot] = document.id;
     this.numbers[slot] = idNumber(document.id);
     this.payloads[slot] = document.payload;
+    this.returned[slot] = document.returned;
     this.terms[slot] = terms;
   }
 
@@ -148,6 +152,7 @@ class TextPartition {
     this.slotOf.delete(id);
     this.ids[slot] = undefined;
     this.payloads[slot] = undefined;
+    this.returned[slot] = undefined;
     this.terms[slot] = undefined;
     this.generations[slot] = (this.generations[slot]! + 1) | 0;
     this.freeSlots.push(slot);
@@ -329,8 +334,9 @@ class ProjectText {
  * packages/db scores it (rankedSearchSql), so a search ranks the same rows the same way without a
  * statement. For a query of OR'd lexemes, ts_rank_cd with normalisation 32 is, exactly, Σ over the
  * row's positions of a query lexeme of that position's weight, s, then s / (s + 1) as float4: each
- * such position is a cover of its own (textScore). What it holds comes from the record
- * (ChangeLogFollower in packages/core reads the rows and follows their changes).
+ * such position is a cover of its own (textScore). It keeps each row as a search returns it too, so
+ * that the rows a search found are answered without a statement (returnedRows). What it holds comes
+ * from the record (ChangeLogFollower in packages/core reads the rows and follows their changes).
  */
 export class TextIndex {
   private readonly partitions = new Map<string, ProjectText>();
@@ -465,6 +471,24 @@ export class TextIndex {
       if (kept.length >= wanted) return kept;
     }
     return tied.filter(passing);
+  }
+
+  /**
+   * The rows of `ids` as a search returns them, in the order asked; null when it no longer holds one
+   * of them or one no longer passes the filter (the index took in a change since the search that
+   * found them): the database answers then. Each row is parsed anew, so no caller shares another's.
+   */
+  returnedRows(collection: Collection, filter: VectorFilter, ids: readonly string[]): Record<string, unknown>[] | null {
+    const project = this.partitionOf(collection, filter.scope, false);
+    const passes = payloadFilter(filter.must);
+    const rows: Record<string, unknown>[] = [];
+    for (const id of ids) {
+      const partition = project?.holding(id);
+      const slot = partition?.slot(id);
+      if (slot === undefined || !passes(partition!.payloads[slot]!)) return null;
+      rows.push(JSON.parse(partition!.returned[slot]!));
+    }
+    return rows;
   }
 
   /** The text score of a row of these packed terms for the query's `lexemes` (textScore), or null when it holds none. */

@@ -1,4 +1,4 @@
-import { nearestSql, Params, type Sql, VectorParam } from "@als/db";
+import { agentPlaybooks, nearestSql, Params, profiles, type Sql, userPlaybooks, VectorParam } from "@als/db";
 import { type Collection, checkPayloadKey, payloadKeysOf } from "../collections.ts";
 import type { TextDocument } from "../in-process/text-index.ts";
 import type { PayloadValue, PointRef, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
@@ -10,16 +10,19 @@ interface CollectionTable {
   idType: "text" | "int8";
   /** The SQL of payload keys that are not a column of the same name. */
   expressions?: Record<string, string>;
+  /** The columns a search returns of a row (its record's), for a collection the text index holds. */
+  returned?: string;
 }
 
 // The tables are never aliased, so an expression can name its table's row.
 const TABLES: Record<Collection, CollectionTable> = {
-  profiles: { table: "profiles", idColumn: "profile_id", idType: "text" },
-  user_playbooks: { table: "user_playbooks", idColumn: "user_playbook_id", idType: "int8" },
+  profiles: { table: "profiles", idColumn: "profile_id", idType: "text", returned: profiles.COLUMNS },
+  user_playbooks: { table: "user_playbooks", idColumn: "user_playbook_id", idType: "int8", returned: userPlaybooks.COLUMNS },
   agent_playbooks: {
     table: "agent_playbooks",
     idColumn: "agent_playbook_id",
     idType: "int8",
+    returned: agentPlaybooks.COLUMNS,
     expressions: {
       linked_sources: `ARRAY(SELECT u.source FROM agent_playbook_sources s JOIN user_playbooks u ON u.user_playbook_id = s.user_playbook_id
         WHERE s.agent_playbook_id = agent_playbooks.agent_playbook_id)`,
@@ -61,7 +64,7 @@ export class PgVectorIndex implements VectorIndex {
     return this.sql.query<VectorHit>(`SELECT id::text, 1 - distance AS similarity FROM (${nearest}) nearest ORDER BY distance`, params.values);
   }
 
-  /** The stored search_text of the referenced rows that exist, with their payloads, as they are now (with a vector or without). */
+  /** The stored search_text of the referenced rows that exist, with their payloads and returned columns, as they are now (with a vector or without). */
   async readDocuments(collection: Collection, refs: PointRef[]): Promise<TextDocument[]> {
     if (refs.length === 0) return [];
     const { table, idColumn, idType } = TABLES[collection];
@@ -125,14 +128,16 @@ export class PgVectorIndex implements VectorIndex {
     return `ORDER BY ${this.keyOf(collection).join(", ")} LIMIT ${params.add(limit)}`;
   }
 
-  /** The documents of the rows `rest` selects: their payloads and search_text (its text form; empty where it is null). */
+  /** The documents of the rows `rest` selects: their payloads, search_text (its text form; empty where it is null) and the row as a search returns it. */
   private async documentsOf(collection: Collection, rest: string, values: unknown[]): Promise<TextDocument[]> {
-    const { table, idColumn } = TABLES[collection];
+    const { table, idColumn, returned } = TABLES[collection];
+    if (!returned) throw new Error(`the text index does not hold ${collection}`);
     const keys = payloadKeysOf(collection);
     const expressionOf = expressionIn(collection);
-    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; search_text: string }>(
+    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; search_text: string; returned: string }>(
       `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id, coalesce(${table}.search_text::text, '') AS search_text,
-         ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")}
+         ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")},
+         (SELECT row_to_json(returned) FROM (SELECT ${returned}) returned)::text AS returned
        FROM ${table} ${rest}`,
       values,
     );
@@ -141,6 +146,7 @@ export class PgVectorIndex implements VectorIndex {
       id: row.id,
       payload: Object.fromEntries(keys.map((key) => [key, row[key] ?? null])),
       searchText: row.search_text,
+      returned: row.returned,
     }));
   }
 
