@@ -23,6 +23,12 @@ const HELD: readonly Collection[] = ["profiles", "user_playbooks", "agent_playbo
  * them would cost memory and a third of each start's rebuild for no search.
  */
 const HELD_BESIDE_SERVER: readonly Collection[] = ["user_playbooks", "agent_playbooks"];
+/**
+ * Whose text it holds beside a PostgreSQL server: the agent playbooks', which every unified search
+ * ranks project-wide, where the statement's text arm reads up to 1,000 rows' tsvectors on the
+ * server; the rows of one user, which the other kinds' searches read, are few for PostgreSQL.
+ */
+const TEXT_BESIDE_SERVER: readonly Collection[] = ["agent_playbooks"];
 /** Rows read from a table at a time while rebuilding. */
 const REBUILD_BATCH = 2000;
 /** How often the log is read without a search asking (keeps the catch-up before a search short). */
@@ -89,8 +95,8 @@ export class ChangeLogFollower implements VectorIndex {
   private constructor(
     private readonly db: Database,
     private readonly index: InProcessVectorIndex,
-    /** The rows' search_text, embedded only: a PostgreSQL server runs the text arm on its own cores. */
-    private readonly textIndex: TextIndex | null,
+    /** The rows' search_text and what a search returns of them (TEXT_BESIDE_SERVER beside a server). */
+    private readonly textIndex: TextIndex,
     private readonly database: string,
     /** Whether it started from a save (tests and the start-up log say which). */
     readonly startedFrom: "save" | "tables",
@@ -115,7 +121,7 @@ export class ChangeLogFollower implements VectorIndex {
     const saved = index.restoredMeta as SavedPlace | null;
     const usable = !enabledNow && saved?.database === database;
     if (!usable) index.clear();
-    const textIndex = beside ? null : new TextIndex(HELD, FUSION.partialMatch);
+    const textIndex = new TextIndex(beside ? TEXT_BESIDE_SERVER : HELD, FUSION.partialMatch);
     const follower = new ChangeLogFollower(db, index, textIndex, database, usable ? "save" : "tables", onError);
     if (usable) follower.horizon = BigInt(saved!.horizon);
     // Heard before the first read, so that no commit falls between the two.
@@ -155,18 +161,18 @@ export class ChangeLogFollower implements VectorIndex {
         await caughtUp;
         return this.index.search(collection, query);
       },
-      ...(this.text && { text: this.textArm(caughtUp) }),
+      text: this.textArm(caughtUp),
     };
   }
 
-  /** The text arm of the rows it follows (embedded), each search after a catch-up of its own. */
-  get text(): TextArm | undefined {
-    return this.textIndex ? this.textArm() : undefined;
+  /** The text arm of the rows whose text it holds (every kind embedded, TEXT_BESIDE_SERVER beside a server), each search after a catch-up of its own. */
+  get text(): TextArm {
+    return this.textArm();
   }
 
   /** The text arm whose searches wait for `caughtUp`, or for a catch-up of their own. */
   private textArm(caughtUp?: Promise<void>): TextArm {
-    const textIndex = this.textIndex!;
+    const { textIndex } = this;
     return {
       serves: (collection, filter) => this.caughtUp && this.textLoaded && textIndex.holds(collection) && this.index.serves(collection, filter),
       words: (text) => this.queryLexemes.of(text),
@@ -271,7 +277,7 @@ export class ChangeLogFollower implements VectorIndex {
       const points = await record.readPoints(collection, refs);
       await this.index.delete(collection, refs);
       await this.index.upsert(collection, points);
-      if (this.textIndex?.holds(collection)) {
+      if (this.textIndex.holds(collection)) {
         const documents = await record.readDocuments(collection, refs);
         this.textIndex.delete(collection, refs);
         this.textIndex.upsert(collection, documents);
@@ -281,7 +287,6 @@ export class ChangeLogFollower implements VectorIndex {
 
   /** Reads every row's search_text from the tables into the text index. */
   private async loadText(): Promise<void> {
-    if (!this.textIndex) return;
     this.textIndex.clear();
     const record = new PgVectorIndex(this.db);
     for (const collection of this.textIndex.collections) {
