@@ -184,7 +184,10 @@ describe("the in-process text arm follows the record", () => {
       { user_id: user, trigger: `the canoe ${odd}`, content: "Offer the canoe", rationale: odd, tags: ["a", "b"] },
       { user_id: user, trigger: "a canoe in the morning", content: "Offer the morning tour" },
     ]);
-    const [agent] = await addAgentPlaybooks(svc, [{ trigger: `the canoe ${odd}`, content: "Offer the canoe", playbook_status: "APPROVED", tags: ["x"] }]);
+    const [source] = await addUserPlaybooks(svc, [{ user_id: "someone-else", trigger: "a canoe trip", content: "Offer the canoe trip" }]);
+    const [agent] = await addAgentPlaybooks(svc, [
+      { trigger: `the canoe ${odd}`, content: "Offer the canoe", playbook_status: "APPROVED", tags: ["x"], source_user_playbook_ids: [source] },
+    ]);
     const body = JSON.stringify({ query: "canoe morning", user_id: user, search_mode: "hybrid", threshold: 0, top_k: 10 });
     const searchOnce = async () => {
       const response = await svc.app.handle(
@@ -212,7 +215,7 @@ describe("the in-process text arm follows the record", () => {
     const found = await bothWays();
     expect(found.profiles.map((p: any) => p.content).sort()).toEqual(profiles.map((p) => p.content).sort());
     expect(found.user_playbooks.length).toBe(2);
-    expect(found.agent_playbooks.map((p: any) => p.agent_playbook_id)).toContain(agent!);
+    expect(found.agent_playbooks.find((p: any) => p.agent_playbook_id === agent).source_user_playbook_ids).toEqual([source]);
 
     // Columns no search filters or scores by, written alone: the rows are read again all the same.
     await svc.db.query("UPDATE user_playbooks SET last_modified_timestamp = 4000000000 WHERE user_id = $1", [user]);
@@ -220,6 +223,10 @@ describe("the in-process text arm follows the record", () => {
     const after = await bothWays();
     expect(after.user_playbooks.map((p: any) => p.last_modified_timestamp)).toEqual([4000000000, 4000000000]);
     expect(after.agent_playbooks.find((p: any) => p.agent_playbook_id === agent).playbook_metadata).toBe('{"moved":true}');
+    // A source deleted: the agent playbook's links go with it, and its row is read again.
+    expect((await svc.call("DELETE", "/api/delete_user_playbook", { user_playbook_id: source })).status).toBe(200);
+    const unlinked = await bothWays();
+    expect(unlinked.agent_playbooks.find((p: any) => p.agent_playbook_id === agent).source_user_playbook_ids).toEqual([]);
   });
 
   test("follows adds, updates, deletes and erasure: what is gone is never served", async () => {
