@@ -78,12 +78,12 @@ export async function rankedRows<R, F>(
 }
 
 /**
- * Both arms in the process (embedded): the vector arm from the graph, the text arm from the text
- * index (which scores as the SQL arm does), fused by FUSION as rankedSearchSql fuses them. Ranking
- * the vector arm's rows and the text arm's best gives the statement's top rows: it leaves out only
- * rows that could not reach them. The text index returns those rows as it holds them, caught up with
- * every write committed before the search; when it no longer holds one as found, one statement reads
- * them again under the filters.
+ * Both arms in the process (embedded, and agent playbooks beside a PostgreSQL server): the vector
+ * arm from the graph, the text arm from the text index (which scores as the SQL arm does), fused by
+ * FUSION as rankedSearchSql fuses them. Ranking the vector arm's rows and the text arm's best gives
+ * the statement's top rows: it leaves out only rows that could not reach them. The text index
+ * returns those rows as it holds them, caught up with every write committed before the search; when
+ * it no longer holds one as found, one statement reads them again under the filters.
  */
 async function rankedInMemory<R, F>(
   deps: Pick<CoreDeps, "services" | "now">,
@@ -131,8 +131,9 @@ async function rankedInMemory<R, F>(
         }),
       ]);
       const fusedFound = fuse(nearest, textRanking, planned.similarityFloor, planned.topK);
-      // The rows as the index holds them, with no statement on PGlite's thread (the largest share of a
-      // search's work beside the embedding); the database's when one changed since the arms ran.
+      // The rows as the index holds them, with no statement (embedded, PGlite's on the event loop's
+      // thread were the largest share of a search's work beside the embedding); the database's when
+      // one changed since the arms ran.
       const held = text.returnedRows(table.collection, filter, fusedFound.ids);
       if (held) return held.map((row, at) => withScores(row as R, fusedFound, at));
       return timings.time(`${stage}.sql`, () => table.searchInDatabase(db, scope, filters, { ...query, commonLexemes: [], fusedFound }));

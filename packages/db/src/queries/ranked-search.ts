@@ -50,7 +50,7 @@ export interface RankedSearchSpec {
 }
 
 /**
- * Rows ranked and fused outside the statement (the in-process indexes, embedded), best first, with
+ * Rows ranked and fused outside the statement (the in-process indexes), best first, with
  * their scores. The index answers them itself as it holds them; the statement reads them again under
  * its filters when it no longer holds one of them as found.
  */
