@@ -229,6 +229,26 @@ describe("the in-process text arm follows the record", () => {
     expect(unlinked.agent_playbooks.find((p: any) => p.agent_playbook_id === agent).source_user_playbook_ids).toEqual([]);
   });
 
+  test("a row found by one arm that the text index no longer holds is read by the statement", async () => {
+    const [lantern] = await addAgentPlaybooks(svc, [{ trigger: "a lantern flickers", content: "Replace the lantern's wick", playbook_status: "APPROVED" }]);
+    await follower.catchUp();
+    // As if it were deleted between the graph's walk and the answer: the graph still names it.
+    (follower as unknown as { textIndex: TextIndex }).textIndex.delete("agent_playbooks", [{ scope, id: String(lantern) }]);
+    const body = JSON.stringify({ query: "a lantern flickers", search_mode: "hybrid", threshold: 0, entity_types: ["agent_playbooks"] });
+    const searchOnce = () =>
+      svc.app.handle(new Request("http://localhost/api/search", { method: "POST", headers: { "content-type": "application/json" }, body }));
+    const response = await searchOnce();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("server-timing")!).toMatch(/agent_playbooks\.sql;dur=/);
+    const found = (await response.json()) as any;
+    expect(found.agent_playbooks.map((p: any) => p.agent_playbook_id)).toContain(lantern!);
+    svc.deps.vectorIndex = undefined;
+    const inSql = await (await searchOnce()).json();
+    svc.deps.vectorIndex = follower;
+    expect(found).toEqual(inSql);
+    expect((await svc.call("DELETE", "/api/delete_agent_playbook", { agent_playbook_id: lantern })).status).toBe(200);
+  });
+
   test("follows adds, updates, deletes and erasure: what is gone is never served", async () => {
     const [added] = await addAgentPlaybooks(svc, [{ trigger: "a voucher code fails", content: "Reissue the voucher", playbook_status: "APPROVED" }]);
     expect(await search("voucher", "fts")).toEqual([added!]);
