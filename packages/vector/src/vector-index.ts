@@ -91,11 +91,11 @@ export interface VectorIndex {
   /**
    * Present on an index that follows the record on its own: begins taking in every change committed
    * so far (`caughtUp`) and returns a search that waits for that catch-up rather than a later one, so
-   * a request can overlap it with its query's embedding. The search sees every write committed
-   * before this call.
+   * a request can overlap it with its query's embedding, with its text arm waiting for the same
+   * catch-up. The search sees every write committed before this call.
    */
-  searchAsOfNow?(): { caughtUp: Promise<void>; search: VectorIndex["search"]; text?: TextArm | undefined };
-  /** Present on an index that holds the rows' search_text too (the in-process one, embedded): the full-text arm without a statement. */
+  searchAsOfNow?(): { caughtUp: Promise<void>; search: VectorIndex["search"]; text: TextArm };
+  /** Present on an index that holds the rows' search_text too (the in-process one): the full-text arm without a statement. */
   text?: TextArm | undefined;
   /** The nearest points passing the filter, nearest first. */
   search(collection: Collection, query: VectorQuery): Promise<VectorHit[]>;

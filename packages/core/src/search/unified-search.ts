@@ -250,8 +250,8 @@ function embeddingOnce(embedder: Embedder, signal?: AbortSignal): Embedder {
 /**
  * The vector index for one request's searches. One that follows the record on its own starts
  * reading what changed now, while the query embeds, instead of after the embedding in each kind's
- * search (timed as `vector.catch_up`); the request's searches all wait for that one read. One that
- * holds the text arm too makes the query's lexemes now as well, once for the three kinds.
+ * search (timed as `vector.catch_up`); the request's searches all wait for that one read. It makes
+ * the query's lexemes for its text arm now as well, once for the three kinds.
  */
 function searchingAsOfNow(index: VectorIndex, query: string, timings: RequestTimings): VectorIndex {
   const asOfNow = index.searchAsOfNow?.();
@@ -263,7 +263,7 @@ function searchingAsOfNow(index: VectorIndex, query: string, timings: RequestTim
     delete: (collection, refs) => index.delete(collection, refs),
     ...(index.serves && { serves: (collection, filter) => index.serves!(collection, filter) }),
     search: asOfNow.search,
-    ...(asOfNow.text && { text: wordsOnce(asOfNow.text, query) }),
+    text: wordsOnce(asOfNow.text, query),
   };
 }
 

@@ -151,7 +151,7 @@ export class ChangeLogFollower implements VectorIndex {
     return this.index.search(collection, query);
   }
 
-  searchAsOfNow(): { caughtUp: Promise<void>; search: VectorIndex["search"]; text?: TextArm | undefined } {
+  searchAsOfNow(): { caughtUp: Promise<void>; search: VectorIndex["search"]; text: TextArm } {
     const caughtUp = this.asOfNow();
     // Its failure is the searches' to report; a request may make none (the index serves no kind it searches).
     caughtUp.catch(() => {});
