@@ -229,7 +229,9 @@ describe("the in-process text arm follows the record", () => {
     expect(unlinked.agent_playbooks.find((p: any) => p.agent_playbook_id === agent).source_user_playbook_ids).toEqual([]);
   });
 
-  test("a row found by one arm that the text index no longer holds is read by the statement", async () => {
+  // Embedded only: beside a server every search reads the log again from the oldest transaction
+  // still open, which may take the row in again; the path under test is the same in both modes.
+  test.skipIf(!embedded)("a row found by one arm that the text index no longer holds is read by the statement", async () => {
     const [lantern] = await addAgentPlaybooks(svc, [{ trigger: "a lantern flickers", content: "Replace the lantern's wick", playbook_status: "APPROVED" }]);
     await follower.catchUp();
     // As if it were deleted between the graph's walk and the answer: the graph still names it.
