@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Condition, InProcessVectorIndex } from "../src/index.ts";
@@ -7,6 +7,16 @@ import { vectorIndexContract } from "./vector-index.contract.ts";
 
 vectorIndexContract("InProcessVectorIndex", async () => {
   const index = new InProcessVectorIndex({ collections: ["profiles"] });
+  return {
+    index,
+    put: (points) => index.upsert("profiles", points),
+    remove: (refs) => index.delete("profiles", refs),
+    close: async () => index.close(),
+  };
+});
+
+vectorIndexContract("InProcessVectorIndex of a collection searched per user (no graph)", async () => {
+  const index = new InProcessVectorIndex({ collections: ["profiles"], searchedPerUser: ["profiles"] });
   return {
     index,
     put: (points) => index.upsert("profiles", points),
@@ -77,6 +87,63 @@ describe("InProcessVectorIndex beyond the exact-comparison size", () => {
       .slice(0, k)
       .map((hit) => hit.id);
 
+  test("without a graph (a collection searched per user), every search is exact, and its snapshot holds no graph file", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "in-process-graphless-"));
+    try {
+      const settings = { collections: ["profiles" as const], searchedPerUser: ["profiles" as const], directory };
+      const index = new InProcessVectorIndex(settings);
+      await index.upsert("profiles", points);
+      const query = points[11]!.vector.map((value, i) => value - (i % 5) * 0.02);
+      const search = (of: InProcessVectorIndex, must: Condition[]) =>
+        of.search("profiles", { vector: query, filter: { scope, must: [{ key: "embedding_model", equals: "m" }, ...must] }, topK: 10 });
+      const ids = async (of: InProcessVectorIndex) => [
+        (await search(of, [{ key: "user_id", equals: "user-11" }])).map((hit) => hit.id),
+        (await search(of, [{ key: "status", anyOf: ["ARCHIVED"] }])).map((hit) => hit.id),
+      ];
+      const exact = [exactTop(query, (point) => point.payload.user_id === "user-11", 10), exactTop(query, (point) => point.payload.status === "ARCHIVED", 10)];
+      expect(await ids(index)).toEqual(exact);
+      index.checkpoint({ saved: 1 });
+      index.close();
+      const generation = readFileSync(join(directory, "CURRENT"), "utf8").trim();
+      expect(readdirSync(join(directory, generation)).filter((file) => file.endsWith(".usearch"))).toEqual([]);
+      const reopened = new InProcessVectorIndex(settings);
+      expect(await ids(reopened)).toEqual(exact);
+      reopened.close();
+      // Settings that want its graph cannot use the save: the index starts empty, to be filled from the record.
+      const graphed = new InProcessVectorIndex({ collections: ["profiles"], directory });
+      expect([graphed.restoredMeta, await graphed.ensureCollections()]).toEqual([null, true]);
+      graphed.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  test("a version 3 save, whose partitions all have a graph, is read; a collection searched per user leaves its graph unread", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "in-process-v3-"));
+    try {
+      const index = new InProcessVectorIndex({ collections: ["profiles", "user_playbooks"], directory });
+      await index.upsert("profiles", points.slice(0, 1500));
+      await index.upsert("user_playbooks", points.slice(1500));
+      index.checkpoint({ horizon: 3 });
+      index.close();
+      const manifestPath = join(directory, readFileSync(join(directory, "CURRENT"), "utf8").trim(), "manifest.json");
+      const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+      const partitions = manifest.partitions.map(({ graph: _, ...entry }: { graph: boolean }) => entry);
+      writeFileSync(manifestPath, JSON.stringify({ ...manifest, version: 3, partitions }));
+
+      const reopened = new InProcessVectorIndex({ collections: ["profiles", "user_playbooks"], searchedPerUser: ["profiles"], directory });
+      expect([reopened.restoredMeta, await reopened.ensureCollections()]).toEqual([{ horizon: 3 }, false]);
+      const query = points[1600]!.vector;
+      const top = async (collection: "profiles" | "user_playbooks") =>
+        (await reopened.search(collection, { vector: query, filter: { scope, must: [] }, topK: 3 })).map((hit) => hit.id);
+      expect(await top("profiles")).toEqual(exactTop(query, (point) => Number(point.id.slice(1)) < 1500, 3));
+      expect(await top("user_playbooks")).toEqual(exactTop(query, (point) => Number(point.id.slice(1)) >= 1500, 3));
+      reopened.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   test("one user's search compares that user's points exactly; a filter passing half still finds the nearest", async () => {
     const index = new InProcessVectorIndex({ collections: ["profiles"] });
     await index.upsert("profiles", points);
@@ -132,7 +199,8 @@ test("a snapshot of another version (another graph format) is not read: the inde
 
     const manifestPath = join(directory, readFileSync(join(directory, "CURRENT"), "utf8").trim(), "manifest.json");
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
-    writeFileSync(manifestPath, JSON.stringify({ ...manifest, version: manifest.version - 1 }));
+    // Version 2 held half-precision graphs: not readable here.
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, version: 2 }));
     const older = new InProcessVectorIndex({ collections: ["profiles"], directory });
     expect([older.restoredMeta, await older.ensureCollections()]).toEqual([null, true]);
     expect(await older.search("profiles", { vector: new Array(384).fill(0.1), filter: { scope, must: [] }, topK: 5 })).toEqual([]);

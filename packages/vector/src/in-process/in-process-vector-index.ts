@@ -26,6 +26,12 @@ export interface InProcessSettings {
    * them more slowly than this index does (Partition).
    */
   userSearchesInDatabase?: boolean;
+  /**
+   * Held collections whose every search names one user, which compares that user's points: they are
+   * kept without a graph, which would cost every write its insertion and memory for no search. A
+   * search of them naming no user compares every point.
+   */
+  searchedPerUser?: readonly Collection[];
 }
 
 /**
@@ -57,7 +63,7 @@ export class InProcessVectorIndex implements VectorIndex {
     if (!settings.directory) return;
     let snapshot: ReturnType<typeof loadSnapshot>;
     try {
-      snapshot = loadSnapshot(settings.directory, this.thread);
+      snapshot = loadSnapshot(settings.directory, this.thread, (collection) => this.graphed(collection));
     } catch (error) {
       this.thread.close();
       throw error;
@@ -158,10 +164,16 @@ export class InProcessVectorIndex implements VectorIndex {
     return false;
   }
 
+  /** Whether the collection's partitions have a graph (see InProcessSettings.searchedPerUser). */
+  private graphed(collection: Collection): boolean {
+    return !this.settings.searchedPerUser?.includes(collection);
+  }
+
   private partitionOf(key: string, collection: Collection, scope: PartitionRef["scope"]): Partition {
     let entry = this.partitions.get(key);
     if (!entry) {
-      entry = { ref: { collection, scope: { orgId: scope.orgId, projectId: scope.projectId } }, partition: new Partition(this.thread) };
+      const partition = new Partition(this.graphed(collection) ? this.thread : null);
+      entry = { ref: { collection, scope: { orgId: scope.orgId, projectId: scope.projectId } }, partition };
       this.partitions.set(key, entry);
     }
     return entry.partition;

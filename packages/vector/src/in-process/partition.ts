@@ -46,9 +46,12 @@ export interface PartitionPoints {
  * whose keys stand for the rows' ids, payloads and full-precision vectors, kept here. The graph finds candidates; their similarity
  * is computed from the kept vectors, and a filter the graph cannot satisfy is answered by comparing
  * every point. A replaced point gets a new key, so the graph never holds two vectors under one key.
+ * A partition made without a thread has no graph (a collection whose every search names one user):
+ * a search naming no user then compares every point.
  */
 export class Partition {
-  private readonly graph: number;
+  /** The graph's number in the thread; null without one. */
+  private readonly graph: number | null;
   private readonly keyOfId = new Map<string, number>();
   private readonly pointOfKey = new Map<number, StoredPoint>();
   /** Each user's points (payload user_id): one user's search compares just those. */
@@ -59,8 +62,12 @@ export class Partition {
   /** Where its files were last written or read (the path without extension): unchanged, the next save links them from there. */
   files: string | undefined;
 
-  constructor(private readonly thread: GraphThread) {
-    this.graph = thread.create(GRAPH);
+  constructor(private readonly thread: GraphThread | null) {
+    this.graph = thread ? thread.create(GRAPH) : null;
+  }
+
+  get hasGraph(): boolean {
+    return this.graph !== null;
   }
 
   get size(): number {
@@ -79,9 +86,9 @@ export class Partition {
       vectors.set(point.vector, i * DIMENSIONS);
       this.remember(key, { id: point.id, payload: point.payload, unit: unitOf(point.vector) });
     }
-    // 0: as many threads as the machine has; a large batch (a rebuild) is what they speed up.
     this.dirty = true;
-    await this.thread.add(this.graph, keys, vectors, 0);
+    // 0: as many threads as the machine has; a large batch (a rebuild) is what they speed up.
+    if (this.graph !== null) await this.thread!.add(this.graph, keys, vectors, 0);
   }
 
   delete(ids: string[]): void {
@@ -99,7 +106,7 @@ export class Partition {
       this.pointOfKey.delete(key);
       this.dirty = true;
     }
-    if (removed.length > 0) this.thread.remove(this.graph, BigUint64Array.from(removed));
+    if (removed.length > 0 && this.graph !== null) this.thread!.remove(this.graph, BigUint64Array.from(removed));
   }
 
   /**
@@ -119,9 +126,9 @@ export class Partition {
   ): Promise<VectorHit[]> {
     const { topK, threshold, passes, user } = options;
     if (user !== undefined) return this.compare(this.pointsOfUser.get(user) ?? [], query, topK, threshold, passes);
-    if (this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
+    if (this.graph === null || this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
     for (let k = Math.max(2 * topK, 64); k < this.size; k *= 4) {
-      const found = await this.thread.search(this.graph, query, k);
+      const found = await this.thread!.search(this.graph, query, k);
       const kept = this.compare(this.pointsOfKeys(found.keys), query, topK, threshold, passes);
       // Every point beyond the last neighbour returned is further than it: enough, or past the threshold.
       const farthest = found.distances.length > 0 ? 1 - found.distances[found.distances.length - 1]! : -1;
@@ -168,9 +175,9 @@ export class Partition {
     else this.pointsOfUser.set(user, new Set([point]));
   }
 
-  /** Writes the graph to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
+  /** Writes the graph (if it has one) to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
   save(graphPath: string): { points: PartitionPoints; vectors: Float32Array } {
-    this.thread.save(this.graph, graphPath);
+    if (this.graph !== null) this.thread!.save(this.graph, graphPath);
     this.dirty = false;
     const vectors = new Float32Array(this.size * DIMENSIONS);
     const points: PartitionPoints["points"] = [];
@@ -181,9 +188,10 @@ export class Partition {
     return { points: { nextKey: this.nextKey, points }, vectors };
   }
 
-  static load(thread: GraphThread, graphPath: string, saved: PartitionPoints, vectors: Float32Array): Partition {
+  /** A saved partition; without a thread, its graph (if one was saved) is not read. */
+  static load(thread: GraphThread | null, graphPath: string, saved: PartitionPoints, vectors: Float32Array): Partition {
     const partition = new Partition(thread);
-    const graphSize = thread.load(partition.graph, graphPath);
+    const graphSize = partition.graph === null ? saved.points.length : thread!.load(partition.graph, graphPath);
     partition.nextKey = saved.nextKey;
     if (vectors.length !== saved.points.length * DIMENSIONS) throw new Error(`${graphPath}: ${saved.points.length} points, ${vectors.length} vector values`);
     // Each point gets an array of its own rather than a view into `vectors`: JavaScriptCore lists

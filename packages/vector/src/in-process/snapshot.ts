@@ -7,10 +7,13 @@ import type { GraphThread } from "./graph-thread.ts";
 import { Partition, type PartitionPoints } from "./partition.ts";
 
 /**
- * Bumped when the files change shape: an older snapshot is then rebuilt from the record, not misread.
- * 3: the graphs hold 8-bit vectors (half-precision before).
+ * Bumped when the files change shape: a snapshot of a version not readable here is then rebuilt
+ * from the record, not misread. 3: the graphs hold 8-bit vectors (half-precision before). 4: a
+ * partition may have no graph file (`graph: false`); a version 3 snapshot, whose partitions all have
+ * one, is read too.
  */
-const SNAPSHOT_VERSION = 3;
+const SNAPSHOT_VERSION = 4;
+const READABLE_VERSIONS = [3, SNAPSHOT_VERSION];
 const CURRENT = "CURRENT";
 
 export interface PartitionRef {
@@ -22,7 +25,8 @@ interface Manifest {
   version: number;
   /** What the owner of the index recorded with it (which database, how far it had followed it). */
   meta: unknown;
-  partitions: (PartitionRef & { file: string; size: number })[];
+  /** `graph` absent (version 3): the partition has a graph file. */
+  partitions: (PartitionRef & { file: string; size: number; graph?: boolean })[];
 }
 
 export interface Snapshot {
@@ -30,7 +34,8 @@ export interface Snapshot {
   partitions: { ref: PartitionRef; partition: Partition }[];
 }
 
-const FILE_EXTENSIONS = [".usearch", ".f32", ".json"];
+/** A partition's files: its graph's (when it has one), its vectors' and its points'. */
+const fileExtensions = (partition: Partition) => (partition.hasGraph ? [".usearch", ".f32", ".json"] : [".f32", ".json"]);
 
 /**
  * The index on disk: each save is a new generation directory holding every partition (a graph
@@ -48,15 +53,16 @@ export function saveSnapshot(directory: string, meta: unknown, partitions: { ref
   for (const [n, { ref, partition }] of partitions.entries()) {
     const file = join(target, `${ref.collection}-${n}`);
     const before = partition.files;
-    if (!partition.dirty && before !== undefined && FILE_EXTENSIONS.every((extension) => existsSync(`${before}${extension}`))) {
-      for (const extension of FILE_EXTENSIONS) linkSync(`${before}${extension}`, `${file}${extension}`);
+    const extensions = fileExtensions(partition);
+    if (!partition.dirty && before !== undefined && extensions.every((extension) => existsSync(`${before}${extension}`))) {
+      for (const extension of extensions) linkSync(`${before}${extension}`, `${file}${extension}`);
     } else {
       const { points, vectors } = partition.save(`${file}.usearch`);
       writeFileSync(`${file}.f32`, vectors);
       writeFileSync(`${file}.json`, JSON.stringify(points));
     }
     partition.files = file;
-    manifest.partitions.push({ ...ref, file: `${ref.collection}-${n}`, size: partition.size });
+    manifest.partitions.push({ ...ref, file: `${ref.collection}-${n}`, size: partition.size, graph: partition.hasGraph });
   }
   writeDurably(join(target, "manifest.json"), JSON.stringify(manifest));
   writeDurably(join(directory, `${CURRENT}.tmp`), generation);
@@ -65,13 +71,18 @@ export function saveSnapshot(directory: string, meta: unknown, partitions: { ref
     if (entry.startsWith("gen-") && entry !== generation) rmSync(join(directory, entry), { recursive: true, force: true });
 }
 
-/** The snapshot in `directory`, its graphs loaded into `thread`, or null when there is none (or one of another version). */
-export function loadSnapshot(directory: string, thread: GraphThread): Snapshot | null {
+/**
+ * The snapshot in `directory`, the graphs of the collections `graphed` names loaded into `thread`
+ * (another collection's saved graph is left unread), or null when there is none, one of a version
+ * not readable here, or one without a graph a partition needs.
+ */
+export function loadSnapshot(directory: string, thread: GraphThread, graphed: (collection: Collection) => boolean): Snapshot | null {
   const generation = currentGeneration(directory);
   if (generation === null) return null;
   const source = join(directory, generation);
   const manifest = readManifest(source);
-  if (manifest.version !== SNAPSHOT_VERSION) return null;
+  if (!READABLE_VERSIONS.includes(manifest.version)) return null;
+  if (manifest.partitions.some((entry) => graphed(entry.collection) && entry.graph === false)) return null;
   return {
     meta: manifest.meta,
     partitions: manifest.partitions.map(({ collection, scope, file }) => {
@@ -84,7 +95,7 @@ export function loadSnapshot(directory: string, thread: GraphThread): Snapshot |
         bytes.byteOffset % Float32Array.BYTES_PER_ELEMENT === 0
           ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / Float32Array.BYTES_PER_ELEMENT)
           : new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      const partition = Partition.load(thread, join(source, `${file}.usearch`), saved, vectors);
+      const partition = Partition.load(graphed(collection) ? thread : null, join(source, `${file}.usearch`), saved, vectors);
       partition.files = join(source, file);
       return { ref: { collection, scope }, partition };
     }),
