@@ -50,8 +50,8 @@ export interface PartitionPoints {
  * a search naming no user then compares every point.
  */
 export class Partition {
-  /** The graph's number in the thread; null without one. */
-  private readonly graph: number | null;
+  /** The graph's thread and its number there; null without one. */
+  private readonly graph: { thread: GraphThread; id: number } | null;
   private readonly keyOfId = new Map<string, number>();
   private readonly pointOfKey = new Map<number, StoredPoint>();
   /** Each user's points (payload user_id): one user's search compares just those. */
@@ -62,8 +62,8 @@ export class Partition {
   /** Where its files were last written or read (the path without extension): unchanged, the next save links them from there. */
   files: string | undefined;
 
-  constructor(private readonly thread: GraphThread | null) {
-    this.graph = thread ? thread.create(GRAPH) : null;
+  constructor(thread: GraphThread | null) {
+    this.graph = thread ? { thread, id: thread.create(GRAPH) } : null;
   }
 
   get hasGraph(): boolean {
@@ -88,7 +88,7 @@ export class Partition {
     }
     this.dirty = true;
     // 0: as many threads as the machine has; a large batch (a rebuild) is what they speed up.
-    if (this.graph !== null) await this.thread!.add(this.graph, keys, vectors, 0);
+    if (this.graph) await this.graph.thread.add(this.graph.id, keys, vectors, 0);
   }
 
   delete(ids: string[]): void {
@@ -106,7 +106,7 @@ export class Partition {
       this.pointOfKey.delete(key);
       this.dirty = true;
     }
-    if (removed.length > 0 && this.graph !== null) this.thread!.remove(this.graph, BigUint64Array.from(removed));
+    if (removed.length > 0 && this.graph) this.graph.thread.remove(this.graph.id, BigUint64Array.from(removed));
   }
 
   /**
@@ -126,9 +126,10 @@ export class Partition {
   ): Promise<VectorHit[]> {
     const { topK, threshold, passes, user } = options;
     if (user !== undefined) return this.compare(this.pointsOfUser.get(user) ?? [], query, topK, threshold, passes);
-    if (this.graph === null || this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
+    const { graph } = this;
+    if (!graph || this.size < EXACT_BELOW) return this.compare(this.pointOfKey.values(), query, topK, threshold, passes);
     for (let k = Math.max(2 * topK, 64); k < this.size; k *= 4) {
-      const found = await this.thread!.search(this.graph, query, k);
+      const found = await graph.thread.search(graph.id, query, k);
       const kept = this.compare(this.pointsOfKeys(found.keys), query, topK, threshold, passes);
       // Every point beyond the last neighbour returned is further than it: enough, or past the threshold.
       const farthest = found.distances.length > 0 ? 1 - found.distances[found.distances.length - 1]! : -1;
@@ -177,7 +178,7 @@ export class Partition {
 
   /** Writes the graph (if it has one) to `graphPath`; the points and their vectors (in the points' order) are for the caller to write. */
   save(graphPath: string): { points: PartitionPoints; vectors: Float32Array } {
-    if (this.graph !== null) this.thread!.save(this.graph, graphPath);
+    if (this.graph) this.graph.thread.save(this.graph.id, graphPath);
     this.dirty = false;
     const vectors = new Float32Array(this.size * DIMENSIONS);
     const points: PartitionPoints["points"] = [];
@@ -191,7 +192,8 @@ export class Partition {
   /** A saved partition; without a thread, its graph (if one was saved) is not read. */
   static load(thread: GraphThread | null, graphPath: string, saved: PartitionPoints, vectors: Float32Array): Partition {
     const partition = new Partition(thread);
-    const graphSize = partition.graph === null ? saved.points.length : thread!.load(partition.graph, graphPath);
+    const { graph } = partition;
+    const graphSize = graph ? graph.thread.load(graph.id, graphPath) : saved.points.length;
     partition.nextKey = saved.nextKey;
     if (vectors.length !== saved.points.length * DIMENSIONS) throw new Error(`${graphPath}: ${saved.points.length} points, ${vectors.length} vector values`);
     // Each point gets an array of its own rather than a view into `vectors`: JavaScriptCore lists
