@@ -156,6 +156,35 @@ describe("InProcessVectorIndex beyond the exact-comparison size", () => {
     expect(current.map((hit) => hit.id)[0]).toBe(exactTop(query, (point) => point.payload.status === "CURRENT", 1)[0]);
     expect(current.every((hit) => Number(hit.id.slice(1)) % 2 === 1)).toBe(true);
   });
+
+  test("one user's search takes the most similar points that pass the filter and the threshold, with their similarities, whatever their number", async () => {
+    const index = new InProcessVectorIndex({ collections: ["profiles"], searchedPerUser: ["profiles"] });
+    const query = points[3]!.vector;
+    // 13 points of one user (not a multiple of the eight compared side by side), every third left out by the filter.
+    const mine = points
+      .slice(0, 13)
+      .map((point, n) => ({ ...point, payload: { user_id: "one", status: n % 3 === 0 ? "ARCHIVED" : "CURRENT", embedding_model: "m" } }));
+    await index.upsert("profiles", mine);
+    const similarities = mine.map((point) => cosine(query, point.vector));
+    const threshold = [...similarities].sort((a, b) => b - a)[9]!;
+    const expected = mine
+      .map((point, n) => ({ id: point.id, similarity: similarities[n]!, passes: n % 3 !== 0 }))
+      .filter((point) => point.passes && point.similarity > threshold)
+      .sort((a, b) => b.similarity - a.similarity);
+    const filter = {
+      scope,
+      must: [
+        { key: "user_id", equals: "one" },
+        { key: "status", anyOf: ["CURRENT"] },
+      ],
+    };
+    for (const topK of [1, 3, 13]) {
+      const hits = await index.search("profiles", { vector: query, filter, topK, threshold });
+      expect(hits.map((hit) => hit.id)).toEqual(expected.slice(0, topK).map((point) => point.id));
+      for (const [n, hit] of hits.entries()) expect(hit.similarity).toBeCloseTo(expected[n]!.similarity, 5);
+    }
+    index.close();
+  });
 });
 
 test("one user's searches are left to the database when the settings say, as one request's always are", () => {
