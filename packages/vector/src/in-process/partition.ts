@@ -216,7 +216,7 @@ export class Partition {
 
 /** The vector scaled to unit length, as a search's query and every stored point are compared. */
 export function unitOf(vector: ArrayLike<number>): Float32Array {
-  const unit = Float32Array.from(vector);
+  const unit = new Float32Array(vector);
   const norm = Math.sqrt(dot(unit, unit));
   if (norm > 0) for (let i = 0; i < unit.length; i++) unit[i]! /= norm;
   return unit;

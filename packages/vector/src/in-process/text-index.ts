@@ -353,6 +353,12 @@ export class TextIndex {
     return id;
   };
 
+  /**
+   * A table's common lexemes as a set, by the list a search is given: the same list serves every
+   * search until it is read again (CommonLexemes in packages/core), dozens of lexemes a table.
+   */
+  private readonly commonSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
   constructor(
     readonly collections: readonly Collection[],
     /** The share of its rank a row holding only some distinctive words keeps (FUSION.partialMatch). */
@@ -392,7 +398,7 @@ export class TextIndex {
     if (!this.holds(collection)) throw new Error(`the in-process text index does not hold ${collection}`);
     const project = this.partitionOf(collection, query.filter.scope, false);
     const words = [...new Set(query.words)];
-    const common = new Set(query.common);
+    const common = this.commonSet(query.common);
     const distinctive = words.some((word) => !common.has(word)) ? words.filter((word) => !common.has(word)) : words;
     const lexemes = distinctive.flatMap((word) => {
       const id = this.lexemeIds.get(word);
@@ -442,7 +448,10 @@ export class TextIndex {
     // Every matching row among the hits (one user's rows, mostly): a row's score is its hit's, or none.
     let scoreOfHit: Map<string, number> | undefined;
     const scoreOf = (id: string): number | null => {
-      scoreOfHit ??= new Map(hits.map((found) => [found.id, found.textScore]));
+      if (!scoreOfHit) {
+        scoreOfHit = new Map();
+        for (const found of hits) scoreOfHit.set(found.id, found.textScore);
+      }
       return scoreOfHit.get(id) ?? (cut === Number.NEGATIVE_INFINITY ? null : scoreOfRow(id));
     };
     return { hits, scoreOf };
@@ -460,7 +469,8 @@ export class TextIndex {
     const { partitions, slots } = this.found;
     // Negated, the largest are the first by id.
     const numbers = this.found.room(1, tied.length);
-    for (const [i, candidate] of tied.entries()) {
+    for (let i = 0; i < tied.length; i++) {
+      const candidate = tied[i]!;
       numbers[i] = -partitions[candidate]!.numbers[slots[candidate]!]!;
       if (Number.isNaN(numbers[i])) return tied.filter(passing);
     }
@@ -507,6 +517,15 @@ export class TextIndex {
       }
     }
     return held === 0 ? null : textScore(tenths, a, held === distinctive, this.partialMatch);
+  }
+
+  private commonSet(common: readonly string[]): ReadonlySet<string> {
+    let set = this.commonSets.get(common);
+    if (!set) {
+      set = new Set(common);
+      this.commonSets.set(common, set);
+    }
+    return set;
   }
 
   private partitionOf(collection: Collection, scope: PointRef["scope"], create: boolean): ProjectText | undefined {
