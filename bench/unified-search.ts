@@ -56,7 +56,7 @@ import { buildApp } from "../apps/server/src/app.ts";
 import { createLogger } from "../apps/server/src/logger.ts";
 import { GENERATOR_VERSION, prng, profileTexts, queryTexts } from "./lib/corpus.ts";
 import { type ArmSummary, captureRankedQuery, explainSearch, writePlan } from "./lib/explain.ts";
-import { databaseFacts, hostFacts, loadAverage, packageVersion, residentMb } from "./lib/machine.ts";
+import { databaseFacts, hostFacts, loadAverage, packageVersion, postgresCpuMillis, residentMb } from "./lib/machine.ts";
 import { defaultModelDir } from "./lib/model-dir.ts";
 import { integerOption, storageModesOption } from "./lib/options.ts";
 import { PLAYBOOK_GENERATOR_VERSION, playbookQueryTexts, playbookTexts } from "./lib/playbooks.ts";
@@ -167,6 +167,11 @@ interface LoadResult {
   results: [number, number, number];
   /** The server's stages of the answered requests (its Server-Timing header). */
   stages: StageSamples;
+  /**
+   * CPU time over the run: this process's (every thread: the event loop, the model's, the graph's,
+   * the collector's), and full mode's PostgreSQL processes' on this machine.
+   */
+  cpuMillis?: number;
 }
 
 interface RecallResult {
@@ -324,7 +329,7 @@ async function main() {
           `${mode} ${sizeLabel(size)} c=1: n=${single.requests} p50 ${ms(percentile(single.samples, 50))} ms, p95 ${ms(percentile(single.samples, 95))} ms`,
         );
         Bun.gc(true);
-        const concurrent = await load(concurrentQueries, opts.concurrency);
+        const concurrent = await withCpuTime(() => load(concurrentQueries, opts.concurrency), mode === "full");
         progress(
           `${mode} ${sizeLabel(size)} c=${opts.concurrency}: n=${concurrent.requests} ${(concurrent.requests / (concurrent.wallMillis / 1000)).toFixed(1)} req/s, errors ${concurrent.samples.length === concurrent.requests ? 0 : concurrent.requests - concurrent.samples.length}`,
         );
@@ -513,8 +518,29 @@ async function measureEmbedOnly(embedder: Embedder, single: string[], concurrent
   Bun.gc(true);
   const singleRun = loadResult(await runClients(embed, single, 1, opts.maxRowSeconds));
   Bun.gc(true);
-  return { single: singleRun, concurrent: loadResult(await runClients(embed, concurrent, opts.concurrency, opts.maxRowSeconds)) };
+  return {
+    single: singleRun,
+    concurrent: await withCpuTime(async () => loadResult(await runClients(embed, concurrent, opts.concurrency, opts.maxRowSeconds))),
+  };
 }
+
+/**
+ * `run`'s result with the CPU time the process spent meanwhile (all its threads), and with
+ * `database` that of this machine's PostgreSQL processes too. The clients are counted unless they
+ * run in a process of their own (--clients process).
+ */
+async function withCpuTime(run: () => Promise<LoadResult>, database = false): Promise<LoadResult> {
+  const before = process.cpuUsage();
+  const databaseBefore = database ? postgresCpuMillis() : 0;
+  const result = await run();
+  const spent = process.cpuUsage(before);
+  const databaseAfter = database ? postgresCpuMillis() : 0;
+  const databaseMillis = databaseBefore === null || databaseAfter === null ? Number.NaN : databaseAfter - databaseBefore;
+  return { ...result, cpuMillis: (spent.user + spent.system) / 1000 + databaseMillis };
+}
+
+/** CPU milliseconds per answered request of a run. */
+const cpuPerRequest = (run: LoadResult) => (run.cpuMillis ?? Number.NaN) / run.samples.length;
 
 /** Answered requests per second of wall time. */
 const throughput = (run: LoadResult) => run.samples.length / (run.wallMillis / 1000);
@@ -765,7 +791,9 @@ function floorReport(rows: Row[], c: number): string[] {
     "### The floor: the same queries through the embedding pool alone",
     "",
     `Each row's c=1 and c=${c} query lists through embedQuery of a second embedder (same model, its own pool and cache), in the server's process with no HTTP and no database, just before the row's searches. ` +
-      `Ratios: search c=1 p50 / embedding c=1 p50 (the target is ≤ 2), search c=${c} req/s / embedding c=${c} req/s (the target is ≥ 0.5).`,
+      `Ratios: search c=1 p50 / embedding c=1 p50 (the target is ≤ 2), search c=${c} req/s / embedding c=${c} req/s (the target is ≥ 0.5). ` +
+      `CPU: the CPU time over the c=${c} run per answered query (the process's, every thread, and in full mode the PostgreSQL processes' on this machine), and search / embedding (the c=${c} target as CPU, ≤ 2), which the machine's other load moves less than throughput; ` +
+      "in-process clients (--clients in-process) are counted in it.",
     "",
     markdownTable(
       [
@@ -778,6 +806,8 @@ function floorReport(rows: Row[], c: number): string[] {
         `search c=${c} req/s`,
         "c=1 p50 ratio",
         `c=${c} throughput ratio`,
+        `c=${c} CPU ms a query: embed / search`,
+        `c=${c} CPU ratio`,
       ],
       rows.map((r) => {
         const embedP50 = percentile(r.embedOnly.single.samples, 50);
@@ -792,6 +822,8 @@ function floorReport(rows: Row[], c: number): string[] {
           throughput(r.concurrent).toFixed(1),
           (searchP50 / embedP50).toFixed(2),
           (throughput(r.concurrent) / throughput(r.embedOnly.concurrent)).toFixed(2),
+          `${ms(cpuPerRequest(r.embedOnly.concurrent))} / ${ms(cpuPerRequest(r.concurrent))}`,
+          (cpuPerRequest(r.concurrent) / cpuPerRequest(r.embedOnly.concurrent)).toFixed(2),
         ];
       }),
     ),

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from "node:os";
 import { dirname, join } from "node:path";
 import type { Database } from "@als/db";
@@ -65,3 +65,30 @@ export function residentMb(): number {
     }
   }
 }
+
+/**
+ * CPU milliseconds that this machine's PostgreSQL processes have spent so far (`postgres` in
+ * /proc/<pid>/comm: the server and its backends), or null where /proc cannot tell. Two readings
+ * around a run give the database's share of it when the server runs beside the bench; a backend
+ * that exits meanwhile takes its share with it, which pooled connections do not do.
+ */
+export function postgresCpuMillis(): number | null {
+  if (!existsSync("/proc/self/stat")) return null;
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
+      // After the command's closing parenthesis: state is field 3, utime and stime fields 14 and 15.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended between the listing and the reading.
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The kernel's USER_HZ, in which /proc reports CPU time: 100 on every Linux build Bun runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
