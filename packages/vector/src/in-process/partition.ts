@@ -222,19 +222,14 @@ export function unitOf(vector: ArrayLike<number>): Float32Array {
   return unit;
 }
 
-/** What similaritiesTo writes into, grown as needed: a search's comparison runs to its end before the next starts. */
-let similarities = new Float64Array(1024);
-
 /**
  * The similarity of `query` to each point's unit vector, in the points' order (the first
- * `points.length` values of the array returned, which the next call overwrites). Eight points at a
- * time, each with a sum of its own: their vectors lie apart in memory, cold after the query's
- * embedding, and eight read side by side wait for memory together where one at a time waits eight
- * times.
+ * `points.length` values of the array returned). Eight points at a time, each with a sum of its
+ * own: their vectors lie apart in memory, cold after the query's embedding, and eight read side by
+ * side wait for memory together where one at a time waits eight times.
  */
 function similaritiesTo(query: Float32Array, points: readonly StoredPoint[]): Float64Array {
-  if (similarities.length < points.length + 8) similarities = new Float64Array(Math.max(points.length + 8, 2 * similarities.length));
-  const out = similarities;
+  const out = new Float64Array(points.length + 8);
   const n = query.length;
   for (let at = 0; at < points.length; at += 8) {
     // A last group of fewer than eight repeats its last point, whose sums land past the points' end.
