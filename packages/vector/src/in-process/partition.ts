@@ -217,7 +217,7 @@ export class Partition {
 /** The vector scaled to unit length, as a search's query and every stored point are compared. */
 export function unitOf(vector: ArrayLike<number>): Float32Array {
   const unit = new Float32Array(vector);
-  const norm = Math.sqrt(dot(unit, unit));
+  const norm = Math.sqrt(squaredLength(unit));
   if (norm > 0) for (let i = 0; i < unit.length; i++) unit[i]! /= norm;
   return unit;
 }
@@ -231,9 +231,9 @@ export function unitOf(vector: ArrayLike<number>): Float32Array {
 function similaritiesTo(query: Float32Array, points: readonly StoredPoint[]): Float64Array {
   const out = new Float64Array(points.length + 8);
   const n = query.length;
+  // A last group of fewer than eight repeats the last point, whose sums land past the points' end.
+  const last = points.length - 1;
   for (let at = 0; at < points.length; at += 8) {
-    // A last group of fewer than eight repeats its last point, whose sums land past the points' end.
-    const last = points.length - 1;
     const a = points[at]!.unit;
     const b = points[Math.min(at + 1, last)]!.unit;
     const c = points[Math.min(at + 2, last)]!.unit;
@@ -273,9 +273,8 @@ function similaritiesTo(query: Float32Array, points: readonly StoredPoint[]): Fl
   return out;
 }
 
-/** A vector's dot product with itself (unitOf). */
-function dot(a: Float32Array, b: Float32Array): number {
+function squaredLength(vector: Float32Array): number {
   let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
   return sum;
 }
