@@ -187,15 +187,20 @@ describe("InProcessVectorIndex beyond the exact-comparison size", () => {
   });
 });
 
-test("one user's searches are left to the database when the settings say, as one request's always are", () => {
+test("one user's searches are its own, one request's are left to the database", () => {
   const scope = { orgId: "o", projectId: "p" };
-  const oneUser = { scope, must: [{ key: "user_id", equals: "ivy" }] };
-  const oneRequest = { scope, must: [{ key: "request_id", equals: "r-1" }] };
-  const here = new InProcessVectorIndex({ collections: ["user_playbooks"] });
-  expect([here.serves("user_playbooks", oneUser), here.serves("user_playbooks", oneRequest)]).toEqual([true, false]);
-  const beside = new InProcessVectorIndex({ collections: ["user_playbooks"], userSearchesInDatabase: true });
-  expect([beside.serves("user_playbooks", oneUser), beside.serves("user_playbooks", oneRequest)]).toEqual([false, false]);
-  expect(beside.serves("user_playbooks", { scope, must: [{ key: "status", anyOf: ["CURRENT"] }] })).toBe(true);
+  const index = new InProcessVectorIndex({ collections: ["user_playbooks"] });
+  const served = (must: Condition[]) => index.serves("user_playbooks", { scope, must });
+  expect(served([{ key: "user_id", equals: "ivy" }])).toBe(true);
+  expect(served([{ key: "status", anyOf: ["CURRENT"] }])).toBe(true);
+  expect(served([{ key: "request_id", equals: "r-1" }])).toBe(false);
+  expect(
+    served([
+      { key: "user_id", equals: "ivy" },
+      { key: "generated_from_request_id", equals: "r-1" },
+    ]),
+  ).toBe(false);
+  index.close();
 });
 
 test("a cleared index counts as changed, so its next save drops what the last one held", async () => {

@@ -55,12 +55,13 @@ afterAll(async () => {
 });
 
 describe("the change-log vector index (full mode's API processes)", () => {
-  test("beside a PostgreSQL server, one user's searches are the server's, and profiles (always one user's) are not held", async () => {
+  test("holds every kind, and serves one user's searches, as embedded does; one request's stay in the database", async () => {
     const scope = { orgId: "o", projectId: "p" };
-    const server = svc.db.kind === "postgres";
-    expect(first.serves("user_playbooks", { scope, must: [{ key: "user_id", equals: "ivy" }] })).toBe(!server);
-    expect(first.serves("profiles", { scope, must: [] })).toBe(!server);
-    expect(first.serves("user_playbooks", { scope, must: [] })).toBe(true);
+    for (const kind of ["profiles", "user_playbooks", "agent_playbooks"] as const) {
+      expect(first.serves(kind, { scope, must: [] })).toBe(true);
+      expect(first.text.serves(kind, { scope, must: [{ key: "user_id", equals: "ivy" }] })).toBe(true);
+    }
+    expect(first.serves("user_playbooks", { scope, must: [{ key: "request_id", equals: "r-1" }] })).toBe(false);
   });
 
   test("answers like pgvector, filters included", async () => {

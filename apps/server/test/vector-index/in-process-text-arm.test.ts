@@ -10,7 +10,7 @@ import { startTestService, type TestService } from "@als/test-support/service.ts
 import { bearer, createTenant } from "@als/test-support/tenants.ts";
 import { PgVectorIndex, type PointRef, packTsvector, type TextDocument, TextIndex } from "@als/vector";
 
-// The full-text arm inside the process (embedded): the rows' stored tsvectors, followed through the
+// The full-text arm inside the process (the in-process vector index, in both modes): the rows' stored tsvectors, followed through the
 // change log with the vector graph, scored as PostgreSQL's text arm scores them.
 
 let svc: TestService;
@@ -204,8 +204,8 @@ describe("the in-process text arm follows the record", () => {
       svc.deps.vectorIndex = undefined;
       const inSql = await searchOnce();
       svc.deps.vectorIndex = follower;
-      // No statement read the rows of a kind whose text the follower holds (beside a server: agent playbooks).
-      for (const kind of embedded ? ["profiles", "user_playbooks", "agent_playbooks"] : ["agent_playbooks"]) {
+      // No statement read the rows of any kind: the follower holds them all.
+      for (const kind of ["profiles", "user_playbooks", "agent_playbooks"]) {
         expect(inMemory.stages).toMatch(new RegExp(`${kind};dur=[\\d.]+;desc="memory"`));
         expect(inMemory.stages).not.toContain(`${kind}.sql`);
       }
@@ -306,19 +306,5 @@ describe("the in-process text arm follows the record", () => {
     const inSql = await search("refund my order", "fts");
     svc.deps.vectorIndex = follower;
     expect(await search("refund my order", "fts")).toEqual(inSql);
-  });
-});
-
-describe.skipIf(embedded)("beside a PostgreSQL server", () => {
-  test("the follower holds the agent playbooks' text arm only: one user's rows stay in the statements", async () => {
-    const follower = await ChangeLogFollower.open(svc.db, { onError: (error) => errors.push(error) });
-    try {
-      await follower.catchUp();
-      expect(follower.text.serves("agent_playbooks", { scope, must: [] })).toBe(true);
-      expect(follower.text.serves("user_playbooks", { scope, must: [] })).toBe(false);
-      expect(follower.text.serves("profiles", { scope, must: [{ key: "user_id", equals: "someone" }] })).toBe(false);
-    } finally {
-      await follower.close();
-    }
   });
 });

@@ -78,7 +78,7 @@ export async function rankedRows<R, F>(
 }
 
 /**
- * Both arms in the process (embedded, and agent playbooks beside a PostgreSQL server): the vector
+ * Both arms in the process (the in-process index, in both modes): the vector
  * arm from the graph, the text arm from the text index (which scores as the SQL arm does), fused by
  * FUSION as rankedSearchSql fuses them. Ranking the vector arm's rows and the text arm's best gives
  * the statement's top rows: it leaves out only rows that could not reach them. The text index

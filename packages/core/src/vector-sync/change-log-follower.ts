@@ -15,20 +15,16 @@ import {
 import { type BackgroundLoop, startBackgroundLoop } from "../background-loop.ts";
 import { groupBy } from "../group-by.ts";
 
-/** The collections searched project-wide, where a graph beats pgvector's walk; interactions are searched per user. */
+/**
+ * The learnings, with their vectors, their search_text and the rows a search returns, in both modes.
+ * Beside a PostgreSQL server too: holding only the playbooks' vectors and the agent playbooks' text,
+ * with one user's searches left to a statement per kind after the query embeds, a search at 100k
+ * learnings per kind took 12.7–15.5 ms of CPU (this process's and the server's)
+ * against 9.5–10.0 holding every kind, which keeps about 0.9 GB more in each API process (1.9 GB
+ * against 1.0 after a full collection) and builds in 70 s against 56 (bench/README.md,
+ * unified-search). Interactions are searched per user and session, in the database.
+ */
 const HELD: readonly Collection[] = ["profiles", "user_playbooks", "agent_playbooks"];
-/**
- * What it holds beside a PostgreSQL server, which compares one user's rows itself
- * (InProcessSettings.userSearchesInDatabase): profiles are only ever searched per user, so holding
- * them would cost memory and a third of each start's rebuild for no search.
- */
-const HELD_BESIDE_SERVER: readonly Collection[] = ["user_playbooks", "agent_playbooks"];
-/**
- * Whose text it holds beside a PostgreSQL server: the agent playbooks', which every unified search
- * ranks project-wide, where the statement's text arm reads up to 1,000 rows' tsvectors on the
- * server; the rows of one user, which the other kinds' searches read, are few for PostgreSQL.
- */
-const TEXT_BESIDE_SERVER: readonly Collection[] = ["agent_playbooks"];
 /**
  * Held collections whose every search names one user (the contract's profile searches all take a
  * user_id): kept without a graph (InProcessSettings.searchedPerUser), which no search walked. At
@@ -102,7 +98,7 @@ export class ChangeLogFollower implements VectorIndex {
   private constructor(
     private readonly db: Database,
     private readonly index: InProcessVectorIndex,
-    /** The rows' search_text and what a search returns of them (TEXT_BESIDE_SERVER beside a server). */
+    /** The rows' search_text and what a search returns of them. */
     private readonly textIndex: TextIndex,
     private readonly database: string,
     /** Whether it started from a save (tests and the start-up log say which). */
@@ -118,18 +114,11 @@ export class ChangeLogFollower implements VectorIndex {
     // Turned on just now: changes made while it was off are in no log, so no save can be trusted.
     const enabledNow = await vectorChangeLog.enableChangeLog(db, ENABLE_WAIT_MS);
     const database = await vectorChangeLog.databaseIdentity(db);
-    // A PostgreSQL server compares one user's rows on its own cores; PGlite would on the event loop's.
-    const beside = db.kind === "postgres";
-    const index = new InProcessVectorIndex({
-      collections: beside ? HELD_BESIDE_SERVER : HELD,
-      ...(directory && { directory }),
-      userSearchesInDatabase: beside,
-      searchedPerUser: SEARCHED_PER_USER,
-    });
+    const index = new InProcessVectorIndex({ collections: HELD, ...(directory && { directory }), searchedPerUser: SEARCHED_PER_USER });
     const saved = index.restoredMeta as SavedPlace | null;
     const usable = !enabledNow && saved?.database === database;
     if (!usable) index.clear();
-    const textIndex = new TextIndex(beside ? TEXT_BESIDE_SERVER : HELD, FUSION.partialMatch);
+    const textIndex = new TextIndex(HELD, FUSION.partialMatch);
     const follower = new ChangeLogFollower(db, index, textIndex, database, usable ? "save" : "tables", onError);
     if (usable) follower.horizon = BigInt(saved!.horizon);
     // Heard before the first read, so that no commit falls between the two.
@@ -173,7 +162,7 @@ export class ChangeLogFollower implements VectorIndex {
     };
   }
 
-  /** The text arm of the rows whose text it holds (every kind embedded, TEXT_BESIDE_SERVER beside a server), each search after a catch-up of its own. */
+  /** The text arm of the rows it holds, each search after a catch-up of its own. */
   get text(): TextArm {
     return this.textArm();
   }

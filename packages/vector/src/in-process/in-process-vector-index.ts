@@ -18,15 +18,6 @@ export interface InProcessSettings {
   /** Where its snapshot lives; without one it is kept in memory only. */
   directory?: string;
   /**
-   * Whether one user's searches (a user_id filter) are left to the database, which compares that
-   * user's rows exactly through their B-tree index, as it does for one request's. Worth it when the
-   * database is a server: it does that work on its own cores, where the comparison here (the
-   * user's hundred or so points, scattered in memory) took about 0.4 ms of the event loop a search
-   * (full mode, 100k learnings per kind). PGlite runs on the event loop's own thread, and compares
-   * them more slowly than this index does (Partition).
-   */
-  userSearchesInDatabase?: boolean;
-  /**
    * Held collections whose every search names one user, which compares that user's points: they are
    * kept without a graph, which would cost every write its insertion and memory for no search. A
    * search of them naming no user compares every point.
@@ -49,8 +40,6 @@ export class InProcessVectorIndex implements VectorIndex {
   /** Query vectors made unit, by the array asked with: a unified search asks each kind's partition with the same one. */
   private readonly unitQueries = new WeakMap<readonly number[], Float32Array>();
   private readonly held: ReadonlySet<Collection>;
-  /** Payload keys whose searches are left to the database (SELECTIVE_KEYS, and user_id when the settings say). */
-  private readonly selectiveKeys: ReadonlySet<string>;
   private restored = false;
   /** Cleared since the last checkpoint: the save on disk holds points this index no longer has. */
   private cleared = false;
@@ -59,7 +48,6 @@ export class InProcessVectorIndex implements VectorIndex {
 
   constructor(private readonly settings: InProcessSettings) {
     this.held = new Set(settings.collections);
-    this.selectiveKeys = new Set(settings.userSearchesInDatabase ? [...SELECTIVE_KEYS, "user_id"] : SELECTIVE_KEYS);
     if (!settings.directory) return;
     let snapshot: ReturnType<typeof loadSnapshot>;
     try {
@@ -114,7 +102,7 @@ export class InProcessVectorIndex implements VectorIndex {
   }
 
   serves(collection: Collection, filter: VectorFilter): boolean {
-    return this.thread.failure === null && this.held.has(collection) && !filter.must.some((condition) => this.selectiveKeys.has(condition.key));
+    return this.thread.failure === null && this.held.has(collection) && !filter.must.some((condition) => SELECTIVE_KEYS.includes(condition.key));
   }
 
   async upsert(collection: Collection, points: VectorPoint[]): Promise<void> {
