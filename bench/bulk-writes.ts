@@ -5,11 +5,12 @@
  * (embedPendingInteractions for each user, as each user's next learning step begins), through the real app
  * (`app.handle`) over the service's own composition (createCoreDeps from the settings a fresh
  * PGlite directory or PostgreSQL database gives: the in-process vector index embedded, pgvector in
- * full mode; embedded, the reconciler beside it, which keeps PGlite's planner statistics). Beside
+ * full mode, or the one `--vector-index` names (VECTOR_INDEX), which decides the database's HNSW
+ * indexes of the playbooks; embedded, the reconciler beside it, which keeps PGlite's planner statistics). Beside
  * each row, a second embedding pool on the same model embeds the same texts in the same batches:
  * the floor, and the row's ratio to it.
  *
- *   bun bench/bulk-writes.ts [--modes embedded,full] [--sizes 1000] [--batch 100]
+ *   bun bench/bulk-writes.ts [--modes embedded,full] [--sizes 1000] [--batch 100] [--vector-index in-process|pgvector]
  *     [--postgres-url <server url; default: bash infra/postgres.sh url>]
  *
  * Progress goes to stderr, the report to stdout.
@@ -112,6 +113,8 @@ function options() {
       modes: { type: "string", default: "embedded,full" },
       sizes: { type: "string", default: "1000" },
       batch: { type: "string", default: "100" },
+      /** Unset: each mode's default (in-process embedded, pgvector in full mode). */
+      "vector-index": { type: "string" },
       "postgres-url": { type: "string" },
     },
   });
@@ -120,8 +123,15 @@ function options() {
     modes,
     sizes: values.sizes!.split(",").map((raw) => integerOption("sizes", raw, 1)),
     batch: integerOption("batch", values.batch!, 1),
+    vectorIndex: vectorIndexOption(values["vector-index"]),
     postgresUrl: postgresUrlOption(values["postgres-url"], modes, ROOT),
   };
+}
+
+function vectorIndexOption(value: string | undefined): Record<string, string> {
+  if (value === undefined) return {};
+  if (value === "in-process" || value === "pgvector") return { VECTOR_INDEX: value };
+  throw new Error(`--vector-index: "in-process" or "pgvector", not "${value}"`);
 }
 
 const progress = (message: string) => process.stderr.write(`[bulk-writes] ${message}\n`);
@@ -136,7 +146,10 @@ async function main() {
   for (const mode of opts.modes) {
     const storage = await freshServiceStorage("bulk_writes", mode, opts.postgresUrl);
     let reconciler: Reconciler | undefined;
-    const graph = await createCoreDeps(loadSettings({ ...storage.env, EMBEDDING_MODEL_DIR: modelDir, LOG_LEVEL: "error" }), { info() {}, error() {} });
+    const graph = await createCoreDeps(loadSettings({ ...storage.env, ...opts.vectorIndex, EMBEDDING_MODEL_DIR: modelDir, LOG_LEVEL: "error" }), {
+      info() {},
+      error() {},
+    });
     try {
       engines.push(`${mode}: ${await databaseFacts(graph.deps.db)}; vector index ${graph.deps.vectorIndex ? "in-process" : "pgvector"}`);
       // Embedded, the server's reconciler runs beside the writes, as in the service: it keeps PGlite's planner statistics.

@@ -43,9 +43,9 @@ export interface TestServiceOptions {
   /** How long a request may run before it answers 504 (backstop_timeout); unset: the server's default. */
   backstopMs?: number;
   /**
-   * "in-process": searches go through the in-process indexes, and PGlite drops the learnings' HNSW
-   * indexes beside them, as an embedded server does by default; unset: TEST_VECTOR_INDEX, else the
-   * database's own indexes.
+   * "in-process": searches go through the in-process indexes, and the database drops the learnings'
+   * HNSW indexes beside them, as a server with VECTOR_INDEX=in-process does; unset: TEST_VECTOR_INDEX,
+   * else the database's own indexes.
    */
   vectorIndex?: "in-process";
 }
@@ -83,7 +83,7 @@ export async function startTestService(options: TestServiceOptions = {}) {
   const follower = inProcess ? await ChangeLogFollower.open(db, { onError: (error) => reconcilerErrors.push(error) }) : undefined;
   if (follower) {
     deps.vectorIndex = follower;
-    await keepLearningHnswWhereSearched(db, "in-process", { info: () => {}, error: () => {} });
+    await keepLearningHnswWhereSearched(db, { vectorIndex: "in-process" }, { info: () => {}, error: () => {} });
   }
   const reconciler = new Reconciler(deps, (error) => reconcilerErrors.push(error));
   const app = buildApp({

@@ -48,9 +48,7 @@ export async function startWorker(settings: Settings, log: Logger, options: Work
   if (storage.kind !== "postgres" || temporal === undefined) {
     throw new Error("the worker serves full mode; set DATABASE_URL and TEMPORAL_ADDRESS");
   }
-  // The worker searches nothing: an in-process index would only cost it memory and a rebuild.
-  const vectorIndex = settings.vectorIndex?.kind === "qdrant" ? settings.vectorIndex : undefined;
-  const graph = await createCoreDeps({ ...settings, vectorIndex }, log);
+  const graph = await createCoreDeps(settings, log, { searches: false });
   // Before the activities hold the LLM: every call of the worker is counted.
   const registry = new Registry();
   const processMetrics = registerProcessMetrics(registry, graph.deps.db, graph.deps.services.activity);

@@ -1,6 +1,6 @@
 import { createEmbedder, createLlm, createLocalReranker } from "@als/ai";
 import { createComputePool } from "@als/compute";
-import { type Database, learningHnsw, openDatabase } from "@als/db";
+import { openDatabase } from "@als/db";
 import { QdrantVectorIndex, VectorIndexUnavailableError } from "@als/vector";
 import { followConfigChanges } from "./config/follow-config-changes.ts";
 import { type CoreDeps, systemClock } from "./deps.ts";
@@ -8,6 +8,7 @@ import { ProcessActivity } from "./metrics/process-activity.ts";
 import { createProcessServices } from "./process-services.ts";
 import type { Settings } from "./settings.ts";
 import { ChangeLogFollower } from "./vector-sync/change-log-follower.ts";
+import { keepLearningHnswWhereSearched } from "./vector-sync/learning-hnsw-upkeep.ts";
 import { prepareVectorIndex } from "./vector-sync/sync-vector-index.ts";
 
 /** What the dependency graph is built from. */
@@ -17,6 +18,15 @@ export type CoreSettings = Pick<Settings, "storage" | "embedding" | "rerank" | "
 export interface CoreLogger {
   info(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface CoreOptions {
+  /**
+   * False: the process serves no search (the worker), so it opens no in-process index, which would
+   * only cost it memory and a rebuild; the deployment's VECTOR_INDEX still decides which database
+   * indexes are kept, as in every process.
+   */
+  searches?: boolean;
 }
 
 export interface CoreGraph {
@@ -33,7 +43,7 @@ export interface CoreGraph {
  * (or RerankerUnavailableError) whose message says what to install or configure, after closing what
  * was built before it; a reranking model that is simply not installed only makes reranking answer 503.
  */
-export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): Promise<CoreGraph> {
+export async function createCoreDeps(settings: CoreSettings, log: CoreLogger, options: CoreOptions = {}): Promise<CoreGraph> {
   const built: { close(): Promise<void> }[] = [];
   const close = async () => {
     for (const part of built.reverse()) await part.close();
@@ -63,7 +73,8 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
     };
     // Several processes share a PostgreSQL database: each hears the configuration changes of the others.
     if (settings.storage.kind === "postgres") built.push(followConfigChanges(deps, settings.storage, log));
-    await keepLearningHnswWhereSearched(db, settings.vectorIndex?.kind ?? "pgvector", log);
+    const hnswBuild = await keepLearningHnswWhereSearched(db, { vectorIndex: settings.vectorIndex?.kind ?? "pgvector", storage: settings.storage }, log);
+    if (hnswBuild) built.push(hnswBuild);
     if (settings.vectorIndex?.kind === "qdrant") {
       const vectorIndex = new QdrantVectorIndex(settings.vectorIndex);
       // Qdrant out of reach at start is an outage like a later one: the process starts, the requests
@@ -73,7 +84,7 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
         log.error("vector index unavailable at start; the sync loop prepares it once it answers", { error: String(error) });
       });
       deps.vectorIndex = vectorIndex;
-    } else if (settings.vectorIndex?.kind === "in-process") {
+    } else if (settings.vectorIndex?.kind === "in-process" && options.searches !== false) {
       const follower = await ChangeLogFollower.open(db, {
         directory: settings.vectorIndex.directory,
         onError: (error) => log.error("in-process vector index: following the change log failed", { error: String(error) }),
@@ -93,25 +104,4 @@ export async function createCoreDeps(settings: CoreSettings, log: CoreLogger): P
     await close();
     throw error;
   }
-}
-
-/**
- * PGlite's HNSW indexes of the learnings serve vector searches only when no in-process index holds
- * them, but every write keeps them up to date on the one WebAssembly thread: about six of every
- * seven milliseconds of an embedded learning's insert. Beside the in-process index they are
- * dropped (a search the index does not serve is then an exact scan in the database); with another
- * index (pgvector, Qdrant's fallback) they are built again. A PostgreSQL server keeps them: its
- * inserts run on its own cores, and its processes may choose their indexes apart.
- */
-export async function keepLearningHnswWhereSearched(db: Database, vectorIndex: string, log: CoreLogger): Promise<void> {
-  if (db.kind !== "pglite") return;
-  if (vectorIndex === "in-process") {
-    const dropped = await learningHnsw.dropLearningHnsw(db);
-    if (dropped.length > 0) log.info("in-process vector index: the database's HNSW indexes of the learnings dropped", { dropped });
-    return;
-  }
-  const missing = await learningHnsw.missingLearningHnsw(db);
-  if (missing.length === 0) return;
-  log.info("building the database's HNSW indexes of the learnings (the vector index is not in-process); this reads every learning", { vectorIndex, missing });
-  await learningHnsw.restoreLearningHnsw(db);
 }

@@ -124,5 +124,6 @@ export * from "./search/unified-search.ts";
 export * from "./settings.ts";
 export { tracedLlm } from "./tracing/traced-llm.ts";
 export * from "./vector-sync/change-log-follower.ts";
+export * from "./vector-sync/learning-hnsw-upkeep.ts";
 export * from "./vector-sync/sync-vector-index.ts";
 export * from "./vector-sync/vector-sync-loop.ts";

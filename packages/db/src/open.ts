@@ -13,20 +13,29 @@ export type StorageOptions =
   | { kind: "pglite"; dataDir?: string; timeouts?: StorageTimeouts };
 
 /**
- * How long one migration statement may run on PostgreSQL. Building an index over a large table takes
- * minutes (an HNSW graph over 100k learnings about one), far past what a request's statement may.
- * PGlite runs a transaction's statements without a timer.
+ * How long one migration or maintenance statement may run on PostgreSQL. Building an index over a
+ * large table takes minutes (an HNSW graph over 100k learnings about one), far past what a
+ * request's statement may. PGlite runs a transaction's statements without a timer.
  */
 const MIGRATION_STATEMENT_MS = 60 * 60_000;
 
 /** Opens the storage engine and brings its schema up to date. */
 export async function openDatabase(options: StorageOptions): Promise<Database> {
   if (options.kind === "postgres") {
-    const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
-    await migrated(openPostgres({ ...options, maxConnections: 1, timeouts: { ...timeouts, statementMs: MIGRATION_STATEMENT_MS } })).then((db) => db.close());
+    await migrated(openMaintenanceConnection(options)).then((db) => db.close());
     return openPostgres(options);
   }
   return options.dataDir ? openDataDir(options.dataDir, options.timeouts) : openInMemory(options.timeouts);
+}
+
+/**
+ * One PostgreSQL connection of its own, whose statements may run as long as a migration's: for work
+ * that must not hold a pooled connection or be cut at a request's statement timeout (an index
+ * build), and whose session settings and locks stay on it.
+ */
+export function openMaintenanceConnection(options: Extract<StorageOptions, { kind: "postgres" }>): Database {
+  const timeouts = options.timeouts ?? DEFAULT_STORAGE_TIMEOUTS;
+  return openPostgres({ ...options, maxConnections: 1, timeouts: { ...timeouts, statementMs: MIGRATION_STATEMENT_MS } });
 }
 
 /** Unset `timeouts`: DEFAULT_STORAGE_TIMEOUTS. */

@@ -2,15 +2,19 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCoreDeps, loadSettings } from "@als/core";
-import { learningHnsw } from "@als/db";
+import { type CoreOptions, createCoreDeps, keepLearningHnswWhereSearched, loadSettings } from "@als/core";
+import { learningHnsw, openDatabase, openMaintenanceConnection } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
 import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
+import { until } from "@als/test-support/server-process.ts";
 
-// The database's HNSW indexes of the learnings are kept only where a search may walk them: an
-// embedded server with the in-process index (the default) drops them, since every insert paid for
-// them on PGlite's one thread; chosen back to pgvector, it builds them again. PostgreSQL keeps them.
+// The database's HNSW indexes of the user and agent playbooks are kept only where a search may walk
+// them: beside the in-process index (the embedded default, and full mode's with VECTOR_INDEX) every
+// process drops them, since every insert paid for them; chosen back to pgvector, they are built
+// again: before the process serves on PGlite, concurrently in the background on a server, by one
+// process at a time.
 
+const ALL = ["agent_playbooks_embedding_hnsw", "user_playbooks_embedding_hnsw"];
 const quiet = { info() {}, error() {} };
 let storage: Record<string, string>;
 let drop: () => Promise<void>;
@@ -28,21 +32,81 @@ beforeAll(async () => {
 });
 afterAll(() => drop?.());
 
-/** The learnings' HNSW indexes missing after a start with `env`. */
-async function startWith(env: Record<string, string>): Promise<string[]> {
-  const graph = await createCoreDeps(loadSettings({ ...storage, ...env }), quiet);
+/** The learnings' HNSW indexes missing once a start with `env` has done its upkeep (a server's build waited for), and whether it opened an index. */
+async function startWith(env: Record<string, string>, options: CoreOptions = {}): Promise<{ missing: string[]; searchesInProcess: boolean }> {
+  const graph = await createCoreDeps(loadSettings({ ...storage, ...env }), quiet, options);
   try {
-    return await learningHnsw.missingLearningHnsw(graph.deps.db);
+    const missing =
+      env.VECTOR_INDEX === "in-process"
+        ? await learningHnsw.missingLearningHnsw(graph.deps.db)
+        : await until(async () => {
+            const left = await learningHnsw.missingLearningHnsw(graph.deps.db);
+            return left.length === 0 ? left : undefined;
+          }, 30_000);
+    return { missing: missing.sort(), searchesInProcess: graph.deps.vectorIndex !== undefined };
   } finally {
     await graph.close();
   }
 }
 
 describe("the learnings' HNSW indexes follow the vector index", () => {
-  test(`${testMode}: dropped beside the in-process index on PGlite only, built again when pgvector searches`, async () => {
-    const all = ["agent_playbooks_embedding_hnsw", "user_playbooks_embedding_hnsw"];
-    const inProcess = await startWith({ VECTOR_INDEX: "in-process" });
-    expect(inProcess.sort()).toEqual(testMode === "embedded" ? all : []);
-    expect(await startWith({ VECTOR_INDEX: "pgvector" })).toEqual([]);
+  test(`${testMode}: dropped beside the in-process index, built again when pgvector searches`, async () => {
+    expect(await startWith({ VECTOR_INDEX: "in-process" })).toEqual({ missing: ALL, searchesInProcess: true });
+    expect(await startWith({ VECTOR_INDEX: "pgvector" })).toEqual({ missing: [], searchesInProcess: false });
+  }, 60_000);
+
+  test(`${testMode}: a process that serves no search (the worker) follows the deployment's choice and opens no index`, async () => {
+    expect(await startWith({ VECTOR_INDEX: "in-process" }, { searches: false })).toEqual({ missing: ALL, searchesInProcess: false });
+    expect(await startWith({ VECTOR_INDEX: "pgvector" }, { searches: false })).toEqual({ missing: [], searchesInProcess: false });
+  }, 60_000);
+});
+
+describe.skipIf(testMode !== "full")("on a PostgreSQL server", () => {
+  const settings = () => loadSettings(storage);
+
+  test("a build under way in another process is left to it; the next start builds what is still missing", async () => {
+    const { storage: options } = settings();
+    if (options.kind !== "postgres") throw new Error("full mode");
+    const db = await openDatabase(options);
+    const other = openMaintenanceConnection(options);
+    try {
+      await keepLearningHnswWhereSearched(db, { vectorIndex: "in-process" }, quiet);
+      expect((await learningHnsw.missingLearningHnsw(db)).sort()).toEqual(ALL);
+      // Another process holds the build's lock, as while it builds.
+      await other.query("SELECT pg_advisory_lock(hashtext('als:learning-hnsw'))");
+      const logged: string[] = [];
+      const log = { info: (message: string) => logged.push(message), error: (message: string) => logged.push(message) };
+      const leftToOther = await keepLearningHnswWhereSearched(db, { vectorIndex: "pgvector", storage: options }, log);
+      await leftToOther!.done;
+      expect(logged).toContain("the learnings' HNSW indexes are being built by another process");
+      expect((await learningHnsw.missingLearningHnsw(db)).sort()).toEqual(ALL);
+
+      await other.query("SELECT pg_advisory_unlock(hashtext('als:learning-hnsw'))");
+      const build = await keepLearningHnswWhereSearched(db, { vectorIndex: "pgvector", storage: options }, log);
+      await build!.done;
+      expect(await learningHnsw.missingLearningHnsw(db)).toEqual([]);
+      // Nothing missing: nothing to build, and no connection opened for it.
+      expect(await keepLearningHnswWhereSearched(db, { vectorIndex: "pgvector", storage: options }, log)).toBeNull();
+    } finally {
+      await other.close();
+      await db.close();
+    }
+  }, 60_000);
+
+  test("an index a stopped build left invalid counts as missing, and is dropped and built again", async () => {
+    const { storage: options } = settings();
+    if (options.kind !== "postgres") throw new Error("full mode");
+    const db = await openDatabase(options);
+    try {
+      await learningHnsw.restoreLearningHnsw(db, { concurrently: true });
+      // What a concurrent build killed midway leaves behind: the index, marked not valid.
+      await db.query("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'user_playbooks_embedding_hnsw'::regclass");
+      expect(await learningHnsw.missingLearningHnsw(db)).toEqual(["user_playbooks_embedding_hnsw"]);
+      const build = await keepLearningHnswWhereSearched(db, { vectorIndex: "pgvector", storage: options }, quiet);
+      await build!.done;
+      expect(await learningHnsw.missingLearningHnsw(db)).toEqual([]);
+    } finally {
+      await db.close();
+    }
   }, 60_000);
 });

@@ -10,27 +10,48 @@ const LEARNING_HNSW: Readonly<Record<string, string>> = {
   agent_playbooks_embedding_hnsw: "ON agent_playbooks USING hnsw (embedding vector_cosine_ops) WITH (m = 32, ef_construction = 200)",
 };
 
-async function presentIndexes(sql: Sql): Promise<Set<string>> {
-  const rows = await sql.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])", [
-    Object.keys(LEARNING_HNSW),
-  ]);
-  return new Set(rows.map((row) => row.indexname));
+/**
+ * How a build or a drop takes the table. `concurrently` (a PostgreSQL server, whose other processes
+ * keep writing): writes go on while it runs, at about twice the build's time, and a build that
+ * fails or is stopped leaves an invalid index, which `missingLearningHnsw` counts as missing.
+ * Neither may run inside a transaction.
+ */
+export interface HnswChange {
+  concurrently: boolean;
+}
+
+/** Each present index's name, with whether it is valid (usable by searches). */
+async function presentIndexes(sql: Sql): Promise<Map<string, boolean>> {
+  const rows = await sql.query<{ name: string; valid: boolean }>(
+    `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i
+      JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relname = ANY($1::text[])`,
+    [Object.keys(LEARNING_HNSW)],
+  );
+  return new Map(rows.map((row) => [row.name, row.valid]));
 }
 
 /** Drops the learnings' HNSW indexes that exist; the names dropped. */
-export async function dropLearningHnsw(sql: Sql): Promise<string[]> {
-  const present = [...(await presentIndexes(sql))];
-  for (const name of present) await sql.query(`DROP INDEX ${name}`);
+export async function dropLearningHnsw(sql: Sql, change: HnswChange): Promise<string[]> {
+  const present = [...(await presentIndexes(sql)).keys()];
+  for (const name of present) await sql.query(`DROP INDEX ${change.concurrently ? "CONCURRENTLY " : ""}IF EXISTS ${name}`);
   return present;
 }
 
-/** The learnings' HNSW indexes that do not exist. */
+/** The learnings' HNSW indexes that do not exist or are not valid. */
 export async function missingLearningHnsw(sql: Sql): Promise<string[]> {
   const present = await presentIndexes(sql);
-  return Object.keys(LEARNING_HNSW).filter((name) => !present.has(name));
+  return Object.keys(LEARNING_HNSW).filter((name) => present.get(name) !== true);
 }
 
-/** Builds the learnings' HNSW indexes that are missing (a build reads the whole table). */
-export async function restoreLearningHnsw(sql: Sql): Promise<void> {
-  for (const name of await missingLearningHnsw(sql)) await sql.query(`CREATE INDEX IF NOT EXISTS ${name} ${LEARNING_HNSW[name]}`);
+/** Builds the learnings' HNSW indexes that are missing, an invalid one dropped first (a build reads the whole table). */
+export async function restoreLearningHnsw(sql: Sql, change: HnswChange): Promise<string[]> {
+  const present = await presentIndexes(sql);
+  const missing = Object.keys(LEARNING_HNSW).filter((name) => present.get(name) !== true);
+  const concurrently = change.concurrently ? "CONCURRENTLY " : "";
+  for (const name of missing) {
+    if (present.has(name)) await sql.query(`DROP INDEX ${concurrently}IF EXISTS ${name}`);
+    await sql.query(`CREATE INDEX ${concurrently}IF NOT EXISTS ${name} ${LEARNING_HNSW[name]}`);
+  }
+  return missing;
 }
