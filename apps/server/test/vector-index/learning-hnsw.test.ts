@@ -9,10 +9,10 @@ import { createFreshDatabase } from "@als/test-support/postgres-database.ts";
 import { until } from "@als/test-support/server-process.ts";
 
 // The database's HNSW indexes of the user and agent playbooks are kept only where a search may walk
-// them: beside the in-process index (the embedded default, and full mode's with VECTOR_INDEX) every
-// process drops them, since every insert paid for them; chosen back to pgvector, they are built
-// again: before the process serves on PGlite, concurrently in the background on a server, by one
-// process at a time.
+// them: beside the in-process index (the embedded default, and full mode's with VECTOR_INDEX) or
+// Qdrant every process drops them, since every insert paid for them; chosen back to pgvector, they
+// are built again: before the process serves on PGlite, concurrently in the background on a
+// server, by one process at a time.
 
 const ALL = ["agent_playbooks_embedding_hnsw", "user_playbooks_embedding_hnsw"];
 const quiet = { info() {}, error() {} };
@@ -32,32 +32,35 @@ beforeAll(async () => {
 });
 afterAll(() => drop?.());
 
-/** The learnings' HNSW indexes missing once a start with `env` has done its upkeep (a server's build waited for), and whether it opened an index. */
-async function startWith(env: Record<string, string>, options: CoreOptions = {}): Promise<{ missing: string[]; searchesInProcess: boolean }> {
+/** The learnings' HNSW indexes missing once a start with `env` has done its upkeep (a server's build waited for), and whether it opened a vector index. */
+async function startWith(env: Record<string, string>, options: CoreOptions = {}): Promise<{ missing: string[]; opened: boolean }> {
   const graph = await createCoreDeps(loadSettings({ ...storage, ...env }), quiet, options);
   try {
     const missing =
-      env.VECTOR_INDEX === "in-process"
+      env.VECTOR_INDEX === "in-process" || env.QDRANT_URL
         ? await learningHnsw.missingLearningHnsw(graph.deps.db)
         : await until(async () => {
             const left = await learningHnsw.missingLearningHnsw(graph.deps.db);
             return left.length === 0 ? left : undefined;
           }, 30_000);
-    return { missing: missing.sort(), searchesInProcess: graph.deps.vectorIndex !== undefined };
+    return { missing: missing.sort(), opened: graph.deps.vectorIndex !== undefined };
   } finally {
     await graph.close();
   }
 }
 
 describe("the learnings' HNSW indexes follow the vector index", () => {
-  test(`${testMode}: dropped beside the in-process index, built again when pgvector searches`, async () => {
-    expect(await startWith({ VECTOR_INDEX: "in-process" })).toEqual({ missing: ALL, searchesInProcess: true });
-    expect(await startWith({ VECTOR_INDEX: "pgvector" })).toEqual({ missing: [], searchesInProcess: false });
+  test(`${testMode}: dropped beside the in-process index or Qdrant, built again when pgvector searches`, async () => {
+    expect(await startWith({ VECTOR_INDEX: "in-process" })).toEqual({ missing: ALL, opened: true });
+    expect(await startWith({ VECTOR_INDEX: "pgvector" })).toEqual({ missing: [], opened: false });
+    // Qdrant out of reach: the process starts all the same (its searches answer 503 until it answers).
+    expect(await startWith({ QDRANT_URL: "http://127.0.0.1:9" })).toEqual({ missing: ALL, opened: true });
+    expect(await startWith({ VECTOR_INDEX: "pgvector" })).toEqual({ missing: [], opened: false });
   }, 60_000);
 
   test(`${testMode}: a process that serves no search (the worker) follows the deployment's choice and opens no index`, async () => {
-    expect(await startWith({ VECTOR_INDEX: "in-process" }, { searches: false })).toEqual({ missing: ALL, searchesInProcess: false });
-    expect(await startWith({ VECTOR_INDEX: "pgvector" }, { searches: false })).toEqual({ missing: [], searchesInProcess: false });
+    expect(await startWith({ VECTOR_INDEX: "in-process" }, { searches: false })).toEqual({ missing: ALL, opened: false });
+    expect(await startWith({ VECTOR_INDEX: "pgvector" }, { searches: false })).toEqual({ missing: [], opened: false });
   }, 60_000);
 });
 

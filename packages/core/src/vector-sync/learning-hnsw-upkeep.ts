@@ -20,9 +20,10 @@ const BUILD_LOCK = "hashtext('als:learning-hnsw')";
  * agent playbook pays for them: on PGlite about six of every seven milliseconds of an embedded
  * learning's insert, on a PostgreSQL server about 1 ms a playbook on cores the model shares, which
  * held full mode's playbook writes to about half the embedding's pace (bench/README.md,
- * bulk-writes). So beside the in-process index, which answers every search of them, they are
- * dropped (a search the database answers meanwhile, before the index's first catch-up or during a
- * rebuild, is an exact scan); with pgvector or Qdrant they are built again when missing.
+ * bulk-writes). So beside the in-process index or Qdrant, either of which answers every search of
+ * them, they are dropped (a search the in-process index leaves to the database, before its first
+ * catch-up or during a rebuild, is an exact scan there; with Qdrant out of reach searches answer
+ * 503); with pgvector they are built again when missing.
  *
  * Every process of a deployment decides from the deployment's VECTOR_INDEX, the worker too (which
  * opens no index of its own). On PGlite the build runs before the process serves. On a server it
@@ -37,22 +38,22 @@ export async function keepLearningHnswWhereSearched(
 ): Promise<HnswBuild | null> {
   const { vectorIndex, storage } = settings;
   const concurrently = db.kind === "postgres";
-  if (vectorIndex === "in-process") {
+  if (vectorIndex !== "pgvector") {
     try {
       const dropped = await learningHnsw.dropLearningHnsw(db, { concurrently });
-      if (dropped.length > 0) log.info("in-process vector index: the database's HNSW indexes of the learnings dropped", { dropped });
+      if (dropped.length > 0)
+        log.info("the database's HNSW indexes of the learnings dropped: the vector index answers their searches", { vectorIndex, dropped });
     } catch (error) {
       // A long transaction on the table holds a concurrent drop past its statement timeout: writes
       // keep paying for the index until a later start drops it.
       if (!concurrently) throw error;
-      log.error("in-process vector index: the database's HNSW indexes of the learnings could not be dropped", { error: String(error) });
+      log.error("the database's HNSW indexes of the learnings could not be dropped", { vectorIndex, error: String(error) });
     }
     return null;
   }
   const missing = await learningHnsw.missingLearningHnsw(db);
   if (missing.length === 0) return null;
-  log.info("building the database's HNSW indexes of the learnings (the vector index is not in-process); this reads every learning", {
-    vectorIndex,
+  log.info("building the database's HNSW indexes of the learnings (pgvector searches them); this reads every learning", {
     missing,
     background: concurrently,
   });
