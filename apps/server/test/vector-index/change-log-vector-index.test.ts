@@ -5,7 +5,7 @@ import { testMode } from "@als/test-support/database.ts";
 import { parseMetricsText, sampleValue } from "@als/test-support/metrics-text.ts";
 import { addAgentPlaybooks } from "@als/test-support/playbooks.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
-import { PgVectorIndex, type PointRef } from "@als/vector";
+import { type InProcessVectorIndex, PgVectorIndex, type PointRef, type TextIndex } from "@als/vector";
 import { createApiMetrics } from "../../src/metrics/api-metrics.ts";
 
 // Full mode's in-process vector index: every API process keeps a graph of its own, rebuilt from the
@@ -62,6 +62,24 @@ describe("the change-log vector index (full mode's API processes)", () => {
       expect(first.text.serves(kind, { scope, must: [{ key: "user_id", equals: "ivy" }] })).toBe(true);
     }
     expect(first.serves("user_playbooks", { scope, must: [{ key: "request_id", equals: "r-1" }] })).toBe(false);
+  });
+
+  test("holds each row's payload once, for the graph's filter and the text arm's; a changed row's with it", async () => {
+    const held = first as unknown as { index: InProcessVectorIndex; textIndex: TextIndex };
+    const [row] = await svc.db.query<{ id: string; org_id: string; project_id: string }>(
+      "SELECT agent_playbook_id::text AS id, org_id, project_id FROM agent_playbooks ORDER BY agent_playbook_id LIMIT 1",
+    );
+    const ref = { scope: { orgId: row!.org_id, projectId: row!.project_id }, id: row!.id };
+    await first.catchUp();
+    const payload = held.index.payloadOf("agent_playbooks", ref);
+    expect(payload?.playbook_status).toBe("APPROVED");
+    expect(held.textIndex.payloadOf("agent_playbooks", ref)).toBe(payload!);
+    // Changed through the log: both arms take the new payload, again one object.
+    await svc.db.query("UPDATE agent_playbooks SET tags = ARRAY['moved', 'twice'] WHERE agent_playbook_id = $1", [row!.id]);
+    await first.catchUp();
+    const changed = held.index.payloadOf("agent_playbooks", ref);
+    expect(changed?.tags).toEqual(["moved", "twice"]);
+    expect(held.textIndex.payloadOf("agent_playbooks", ref)).toBe(changed!);
   });
 
   test("answers like pgvector, filters included", async () => {

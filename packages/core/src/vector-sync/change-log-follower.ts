@@ -2,9 +2,11 @@ import { type Database, FUSION, QueryLexemes, vectorChangeLog } from "@als/db";
 import {
   type Collection,
   InProcessVectorIndex,
+  type PayloadValue,
   PgVectorIndex,
   type PointRef,
   type TextArm,
+  type TextDocument,
   TextIndex,
   type VectorFilter,
   type VectorHit,
@@ -277,9 +279,23 @@ export class ChangeLogFollower implements VectorIndex {
       if (this.textIndex.holds(collection)) {
         const documents = await record.readDocuments(collection, refs);
         this.textIndex.delete(collection, refs);
-        this.textIndex.upsert(collection, documents);
+        this.textIndex.upsert(collection, this.withHeldPayloads(collection, documents));
       }
     }
+  }
+
+  /**
+   * The documents, each with the payload object the vector index holds for its row where the two
+   * are alike, so that a row's payload is kept once (full mode at 100k learnings per kind: 90 MB
+   * of the heap, 2.8 million objects). They come from two reads: where the row changed between
+   * them, each keeps its own until the log brings the change to both.
+   */
+  private withHeldPayloads(collection: Collection, documents: TextDocument[]): TextDocument[] {
+    for (const document of documents) {
+      const held = this.index.payloadOf(collection, document);
+      if (held && samePayload(held, document.payload)) document.payload = held;
+    }
+    return documents;
   }
 
   /** Reads every row's search_text from the tables into the text index. */
@@ -289,7 +305,7 @@ export class ChangeLogFollower implements VectorIndex {
     for (const collection of this.textIndex.collections) {
       for (let after: PointRef | null = null; ; ) {
         const documents = await record.readDocumentsAfter(collection, after, REBUILD_BATCH);
-        this.textIndex.upsert(collection, documents);
+        this.textIndex.upsert(collection, this.withHeldPayloads(collection, documents));
         collectBatchGarbage();
         if (documents.length < REBUILD_BATCH) break;
         after = documents[documents.length - 1]!;
@@ -341,4 +357,15 @@ export class ChangeLogFollower implements VectorIndex {
  */
 function collectBatchGarbage(): void {
   (globalThis as { Bun?: { gc(full: boolean): void } }).Bun?.gc(false);
+}
+
+/** Whether two payloads hold the same values (a list by its items in order). */
+function samePayload(a: Record<string, PayloadValue>, b: Record<string, PayloadValue>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => {
+    const [x, y] = [a[key], b[key]];
+    if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((item, at) => item === y[at]);
+    return x === y;
+  });
 }

@@ -1,5 +1,5 @@
 import { type Collection, checkPayloadKey } from "../collections.ts";
-import type { PointRef, VectorFilter, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
+import type { PayloadValue, PointRef, VectorFilter, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
 import { GraphThread } from "./graph-thread.ts";
 import { Partition, unitOf } from "./partition.ts";
 import { payloadFilter } from "./payload-filter.ts";
@@ -136,6 +136,11 @@ export class InProcessVectorIndex implements VectorIndex {
       passes: payloadFilter(user ? query.filter.must.filter((condition) => condition !== user) : query.filter.must),
       user: user && "equals" in user ? (user.equals as string) : undefined,
     });
+  }
+
+  /** The payload it holds for a row, if any: the object it filters by (see ChangeLogFollower, which shares it with the text index). */
+  payloadOf(collection: Collection, ref: PointRef): Record<string, PayloadValue> | undefined {
+    return this.partitions.get(partitionKey(collection, ref.scope))?.partition.payloadOf(ref.id);
   }
 
   /** Saves every partition (rewriting only the changed ones) with `meta`, returned by the next start's `restoredMeta`. */

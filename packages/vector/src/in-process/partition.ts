@@ -74,6 +74,12 @@ export class Partition {
     return this.pointOfKey.size;
   }
 
+  /** The payload held for row `id`, if any. */
+  payloadOf(id: string): StoredPoint["payload"] | undefined {
+    const key = this.keyOfId.get(id);
+    return key === undefined ? undefined : this.pointOfKey.get(key)?.payload;
+  }
+
   /** Replaces or adds the points; done once the graph holds them (searches sent meanwhile see them already). */
   async upsert(points: { id: string; vector: readonly number[]; payload: Record<string, PayloadValue> }[]): Promise<void> {
     if (points.length === 0) return;

@@ -383,6 +383,13 @@ export class TextIndex {
     for (const ref of refs) this.partitionOf(collection, ref.scope, false)?.delete(ref.id);
   }
 
+  /** The payload it holds for a row, if any. */
+  payloadOf(collection: Collection, ref: PointRef): Record<string, PayloadValue> | undefined {
+    const partition = this.partitionOf(collection, ref.scope, false)?.holding(ref.id);
+    const slot = partition?.slot(ref.id);
+    return slot === undefined ? undefined : partition!.payloads[slot];
+  }
+
   /**
    * The rows passing the filter that hold a distinctive word of the query, with their text scores:
    * every one, or with `best` the best `best` of them, ranked as fusion ranks them (a tie by id,
