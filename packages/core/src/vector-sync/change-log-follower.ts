@@ -22,8 +22,8 @@ import { groupBy } from "../group-by.ts";
  * Beside a PostgreSQL server too: holding only the playbooks' vectors and the agent playbooks' text,
  * with one user's searches left to a statement per kind after the query embeds, a search at 100k
  * learnings per kind took 12.7–15.5 ms of CPU (this process's and the server's)
- * against 9.5–10.0 holding every kind, which keeps about 0.9 GB more in each API process (1.9 GB
- * against 1.0 after a full collection) and builds in 70 s against 56 (bench/README.md,
+ * against 9.5–10.0 holding every kind, which keeps about 0.8 GB more in each API process (1.8 GB
+ * against 1.0 after a full collection) and builds in 68–70 s against 56 (bench/README.md,
  * unified-search). Interactions are searched per user and session, in the database.
  */
 const HELD: readonly Collection[] = ["profiles", "user_playbooks", "agent_playbooks"];
