@@ -1,8 +1,8 @@
+import { isDeepStrictEqual } from "node:util";
 import { type Database, FUSION, QueryLexemes, vectorChangeLog } from "@als/db";
 import {
   type Collection,
   InProcessVectorIndex,
-  type PayloadValue,
   PgVectorIndex,
   type PointRef,
   type TextArm,
@@ -293,7 +293,7 @@ export class ChangeLogFollower implements VectorIndex {
   private withHeldPayloads(collection: Collection, documents: TextDocument[]): TextDocument[] {
     for (const document of documents) {
       const held = this.index.payloadOf(collection, document);
-      if (held && samePayload(held, document.payload)) document.payload = held;
+      if (held && isDeepStrictEqual(held, document.payload)) document.payload = held;
     }
     return documents;
   }
@@ -357,15 +357,4 @@ export class ChangeLogFollower implements VectorIndex {
  */
 function collectBatchGarbage(): void {
   (globalThis as { Bun?: { gc(full: boolean): void } }).Bun?.gc(false);
-}
-
-/** Whether two payloads hold the same values (a list by its items in order). */
-function samePayload(a: Record<string, PayloadValue>, b: Record<string, PayloadValue>): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => {
-    const [x, y] = [a[key], b[key]];
-    if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((item, at) => item === y[at]);
-    return x === y;
-  });
 }

@@ -1,9 +1,5 @@
 import { type Database, learningHnsw, openMaintenanceConnection, type StorageOptions } from "@als/db";
-
-interface UpkeepLogger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+import type { CoreLogger } from "../create-core-deps.ts";
 
 /** A build of the indexes under way in the background (PostgreSQL); close() stops waiting for it. */
 export interface HnswBuild {
@@ -34,7 +30,7 @@ const BUILD_LOCK = "hashtext('als:learning-hnsw')";
 export async function keepLearningHnswWhereSearched(
   db: Database,
   settings: { vectorIndex: string; storage?: StorageOptions | undefined },
-  log: UpkeepLogger,
+  log: CoreLogger,
 ): Promise<HnswBuild | null> {
   const { vectorIndex, storage } = settings;
   const concurrently = db.kind === "postgres";
@@ -65,7 +61,7 @@ export async function keepLearningHnswWhereSearched(
   return buildInBackground(storage, log);
 }
 
-function buildInBackground(storage: Extract<StorageOptions, { kind: "postgres" }>, log: UpkeepLogger): HnswBuild {
+function buildInBackground(storage: Extract<StorageOptions, { kind: "postgres" }>, log: CoreLogger): HnswBuild {
   const connection = openMaintenanceConnection(storage);
   const build = async () => {
     const [{ locked }] = (await connection.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${BUILD_LOCK}) AS locked`)) as [{ locked: boolean }];

@@ -38,16 +38,20 @@ export async function dropLearningHnsw(sql: Sql, change: HnswChange): Promise<st
   return present;
 }
 
+/** Of the learnings' HNSW indexes, those not `present` or not valid there. */
+function missingOf(present: Map<string, boolean>): string[] {
+  return Object.keys(LEARNING_HNSW).filter((name) => present.get(name) !== true);
+}
+
 /** The learnings' HNSW indexes that do not exist or are not valid. */
 export async function missingLearningHnsw(sql: Sql): Promise<string[]> {
-  const present = await presentIndexes(sql);
-  return Object.keys(LEARNING_HNSW).filter((name) => present.get(name) !== true);
+  return missingOf(await presentIndexes(sql));
 }
 
 /** Builds the learnings' HNSW indexes that are missing, an invalid one dropped first (a build reads the whole table). */
 export async function restoreLearningHnsw(sql: Sql, change: HnswChange): Promise<string[]> {
   const present = await presentIndexes(sql);
-  const missing = Object.keys(LEARNING_HNSW).filter((name) => present.get(name) !== true);
+  const missing = missingOf(present);
   const concurrently = change.concurrently ? "CONCURRENTLY " : "";
   for (const name of missing) {
     if (present.has(name)) await sql.query(`DROP INDEX ${concurrently}IF EXISTS ${name}`);
