@@ -7,15 +7,16 @@
  * in its Server-Timing header), and recall@10 of the vector arm against an exact scan.
  *
  *   bun bench/unified-search.ts [--sizes 10000,100000] [--modes embedded,full] [--queries 200] [--warmup 20]
- *     [--concurrency 16] [--requests 480] [--max-row-seconds 30] [--recall-queries 50] [--max-recall-seconds 90]
+ *     [--concurrency 16] [--requests 480] [--max-row-seconds 30] [--rounds 4] [--recall-queries 50] [--max-recall-seconds 90]
  *     [--per-user 100] [--pool 10] [--postgres-url <server; default: bash infra/postgres.sh url>] [--reseed] [--seed-only]
  *     [--vector-index in-process|pgvector|qdrant] [--qdrant-url <server; default: QDRANT_URL>] [--qdrant-pid <its process>]
  *     [--clients in-process|process] [--embed-only]
  *
  * The floor beside every row: the same queries (its c=1 and c=16 lists) through the embedding pool
  * alone (embedQuery of a second embedder on the same model, so that its cache does not answer the
- * searches that follow), and the ratios of the search to it. --embed-only measures that floor alone,
- * on fresh queries, without opening a database.
+ * searches), and the ratios of the search to it. The floor and the search alternate in --rounds
+ * rounds of a share of the queries each, so that both are measured on the machine as it is that
+ * minute. --embed-only measures the floor alone, on fresh queries, without opening a database.
  *
  * --vector-index qdrant asks a Qdrant server for the vector arm, as the service does with QDRANT_URL:
  * collections of each seeded database's own (bench_<mode>_<size>_...), filled from it through the
@@ -86,6 +87,7 @@ function options() {
       concurrency: { type: "string", default: "16" },
       requests: { type: "string", default: "480" },
       "max-row-seconds": { type: "string", default: "30" },
+      rounds: { type: "string", default: "4" },
       "recall-queries": { type: "string", default: "50" },
       "max-recall-seconds": { type: "string", default: "90" },
       "per-user": { type: "string", default: "100" },
@@ -113,6 +115,7 @@ function options() {
     concurrency: integerOption("concurrency", values.concurrency, 1),
     requests: integerOption("requests", values.requests, 1),
     maxRowSeconds: integerOption("max-row-seconds", values["max-row-seconds"], 1),
+    rounds: integerOption("rounds", values.rounds, 1),
     recallQueries: integerOption("recall-queries", values["recall-queries"], 0),
     maxRecallSeconds: integerOption("max-recall-seconds", values["max-recall-seconds"], 1),
     perUser: integerOption("per-user", values["per-user"], 1),
@@ -236,10 +239,9 @@ async function main() {
   const nextQueries = queryStream();
   // A second pool on the same model: its query cache must not answer the searches' embeddings.
   const floorEmbedder = opts.seedOnly ? undefined : await createEmbedder({ kind: "local", modelDir: MODEL_DIR });
-  const embedOnly = (single: string[], concurrent: string[]) => measureEmbedOnly(floorEmbedder!, single, concurrent, opts);
   if (opts.embedOnly) {
     for (const query of nextQueries(opts.warmup)) await floorEmbedder!.embedQuery(query);
-    const floor = await embedOnly(nextQueries(opts.queries), nextQueries(opts.requests));
+    const floor = await measureEmbedOnly(floorEmbedder!, nextQueries(opts.queries), nextQueries(opts.requests), opts);
     await Promise.all([embedder.close(), floorEmbedder!.close()]);
     return reportEmbedOnly(floor, opts, embedder.modelId, loadAtStart);
   }
@@ -309,27 +311,23 @@ async function main() {
       try {
         const search = searchClient(url, users, TOP_K);
         // The timed rows' clients: in this process (sharing the server's event loop) or in their own.
-        const load = async (queries: string[], concurrency: number) =>
-          loadResult(
-            opts.clients === "process"
-              ? await runClientsInProcess({ url, users, topK: TOP_K, queries, concurrency, maxSeconds: opts.maxRowSeconds })
-              : await runClients(search, queries, concurrency, opts.maxRowSeconds),
-          );
+        const load = async (queries: string[], concurrency: number, maxSeconds: number, warmup: string[]) =>
+          opts.clients === "process"
+            ? await runClientsInProcess({ url, users, topK: TOP_K, queries, concurrency, maxSeconds, warmup })
+            : await runClients(search, queries, concurrency, maxSeconds);
 
         for (const query of nextQueries(opts.warmup)) await search(query);
-        const singleQueries = nextQueries(opts.queries);
-        const concurrentQueries = nextQueries(opts.requests);
-        const floor = await embedOnly(singleQueries, concurrentQueries);
+        const { floor, single, concurrent } = await alternating(opts, nextQueries, {
+          floor: (queries, concurrency, maxSeconds) => runClients(embedding(floorEmbedder!), queries, concurrency, maxSeconds),
+          search: load,
+          searchUsesDatabase: mode === "full",
+        });
         progress(
           `${mode} ${sizeLabel(size)} embedding alone: c=1 p50 ${ms(percentile(floor.single.samples, 50))} ms, c=${opts.concurrency} ${throughput(floor.concurrent).toFixed(1)} req/s`,
         );
-        Bun.gc(true);
-        const single = await load(singleQueries, 1);
         progress(
           `${mode} ${sizeLabel(size)} c=1: n=${single.requests} p50 ${ms(percentile(single.samples, 50))} ms, p95 ${ms(percentile(single.samples, 95))} ms`,
         );
-        Bun.gc(true);
-        const concurrent = await withCpuTime(() => load(concurrentQueries, opts.concurrency), mode === "full");
         progress(
           `${mode} ${sizeLabel(size)} c=${opts.concurrency}: n=${concurrent.requests} ${(concurrent.requests / (concurrent.wallMillis / 1000)).toFixed(1)} req/s, errors ${concurrent.samples.length === concurrent.requests ? 0 : concurrent.requests - concurrent.samples.length}`,
         );
@@ -505,38 +503,104 @@ async function measureRecall(deps: CoreDeps, users: string[], queries: string[],
   return { results, ...(cappedAt ? { cappedAt } : {}) };
 }
 
-/**
- * The floor of a search: embedQuery alone on the row's queries (texts `embedder` has not seen, so
- * every one runs the model), from 1 and from --concurrency callers, timed and capped as the search rows are.
- */
-async function measureEmbedOnly(embedder: Embedder, single: string[], concurrent: string[], opts: ReturnType<typeof options>): Promise<EmbedOnly> {
-  const embed = async (query: string): Promise<SearchAnswer> => {
+/** A query's embedding through the pool alone (a text `embedder` has not seen runs the model), timed as a search answer. */
+function embedding(embedder: Embedder): (query: string) => Promise<SearchAnswer> {
+  return async (query) => {
     const t = performance.now();
     await embedder.embedQuery(query);
     return { elapsed: performance.now() - t, status: 200, counts: [0, 0, 0], timing: null };
   };
+}
+
+/** --embed-only: the floor from 1 and from --concurrency callers, timed and capped as the search rows are. */
+async function measureEmbedOnly(embedder: Embedder, single: string[], concurrent: string[], opts: ReturnType<typeof options>): Promise<EmbedOnly> {
   Bun.gc(true);
-  const singleRun = loadResult(await runClients(embed, single, 1, opts.maxRowSeconds));
+  const singleRun = loadResult(await runClients(embedding(embedder), single, 1, opts.maxRowSeconds));
   Bun.gc(true);
   return {
     single: singleRun,
-    concurrent: await withCpuTime(async () => loadResult(await runClients(embed, concurrent, opts.concurrency, opts.maxRowSeconds))),
+    concurrent: await withCpuTime(async () => loadResult(await runClients(embedding(embedder), concurrent, opts.concurrency, opts.maxRowSeconds))),
   };
 }
 
+type Measure = (queries: string[], concurrency: number, maxSeconds: number, warmup: string[]) => Promise<ClientRun>;
+
 /**
- * `run`'s result with the CPU time the process spent meanwhile (all its threads), and with
- * `database` that of this machine's PostgreSQL processes too. The clients are counted unless they
- * run in a process of their own (--clients process).
+ * A row's c=1 and c=16 runs, each of the floor (`floor`: the embedding alone) and of the search,
+ * measured in --rounds rounds of a share of the queries each, floor and search side by side (the
+ * floor first in even rounds, the search first in odd ones). This machine's model speed moves by a
+ * third within a minute: a ratio of a floor and a search measured a minute apart measured that as
+ * much as the search. Each round's search clients, in a process of their own, first send
+ * CLIENT_WARMUP queries of their own, untimed. A run's figures are those of its rounds together:
+ * every latency, the requests and wall time summed, the CPU time summed.
  */
-async function withCpuTime(run: () => Promise<LoadResult>, database = false): Promise<LoadResult> {
-  const before = process.cpuUsage();
-  const databaseBefore = database ? postgresCpuMillis() : 0;
+async function alternating(
+  opts: ReturnType<typeof options>,
+  nextQueries: (count: number) => string[],
+  measure: { floor: Measure; search: Measure; searchUsesDatabase: boolean },
+): Promise<{ floor: EmbedOnly; single: LoadResult; concurrent: LoadResult }> {
+  const singleQueries = nextQueries(opts.queries);
+  const concurrentQueries = nextQueries(opts.requests);
+  const runs = { floor: [[], []] as Timed[][], search: [[], []] as Timed[][] };
+  for (let round = 0; round < opts.rounds; round++) {
+    const share = (queries: string[]) =>
+      queries.slice(Math.floor((queries.length * round) / opts.rounds), Math.floor((queries.length * (round + 1)) / opts.rounds));
+    const order = round % 2 === 0 ? (["floor", "search"] as const) : (["search", "floor"] as const);
+    for (const [at, [queries, concurrency]] of (
+      [
+        [singleQueries, 1],
+        [concurrentQueries, opts.concurrency],
+      ] as const
+    ).entries()) {
+      for (const who of order) {
+        const warmup = who === "search" ? nextQueries(CLIENT_WARMUP) : [];
+        Bun.gc(true);
+        const cpuBefore = cpuMillisNow(who === "search" && measure.searchUsesDatabase);
+        const run = await measure[who](share([...queries]), concurrency, opts.maxRowSeconds / opts.rounds, warmup);
+        runs[who][at]!.push({ run, cpuMillis: cpuMillisNow(who === "search" && measure.searchUsesDatabase) - cpuBefore });
+      }
+    }
+  }
+  const together = (timed: Timed[]): LoadResult => {
+    const run: ClientRun = {
+      answers: timed.flatMap((t) => t.run.answers),
+      requests: timed.reduce((sum, t) => sum + t.run.requests, 0),
+      wallMillis: timed.reduce((sum, t) => sum + t.run.wallMillis, 0),
+      ...(timed.some((t) => t.run.cappedAt) && { cappedAt: opts.maxRowSeconds }),
+    };
+    return { ...loadResult(run), cpuMillis: timed.reduce((sum, t) => sum + t.cpuMillis, 0) };
+  };
+  return {
+    floor: { single: together(runs.floor[0]!), concurrent: together(runs.floor[1]!) },
+    single: together(runs.search[0]!),
+    concurrent: together(runs.search[1]!),
+  };
+}
+
+/** Untimed queries a round's search clients send first: a new process and its connection are cold. */
+const CLIENT_WARMUP = 3;
+
+interface Timed {
+  run: ClientRun;
+  cpuMillis: number;
+}
+
+/**
+ * CPU milliseconds this process has used (every thread), and with `database` this machine's
+ * PostgreSQL processes' too (NaN when unreadable). The clients are counted unless they run in a
+ * process of their own (--clients process).
+ */
+function cpuMillisNow(database: boolean): number {
+  const { user, system } = process.cpuUsage();
+  const databaseMillis = database ? (postgresCpuMillis() ?? Number.NaN) : 0;
+  return (user + system) / 1000 + databaseMillis;
+}
+
+/** `run`'s result with the CPU time this process spent meanwhile (all its threads). */
+async function withCpuTime(run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = cpuMillisNow(false);
   const result = await run();
-  const spent = process.cpuUsage(before);
-  const databaseAfter = database ? postgresCpuMillis() : 0;
-  const databaseMillis = databaseBefore === null || databaseAfter === null ? Number.NaN : databaseAfter - databaseBefore;
-  return { ...result, cpuMillis: (spent.user + spent.system) / 1000 + databaseMillis };
+  return { ...result, cpuMillis: cpuMillisNow(false) - before };
 }
 
 /** CPU milliseconds per answered request of a run. */
@@ -601,7 +665,7 @@ function report(input: {
       "percentiles by nearest rank.",
     "",
     "Columns:",
-    `- c=1 p50/p95: one client, ${opts.warmup} warm-up requests, then up to ${opts.queries} (capped at ${opts.maxRowSeconds} s).`,
+    `- c=1 p50/p95: one client, ${opts.warmup} warm-up requests, then up to ${opts.queries} (capped at ${opts.maxRowSeconds} s), in ${opts.rounds} rounds beside the floor's (see the floor's table).`,
     `- c=${c} req/s: ${c} clients each sending its next request when the previous answered, up to ${opts.requests} requests in all and none started after ${opts.maxRowSeconds} s; answered requests / wall time. p50 at c=${c} is latency under that load.`,
     `- recall@${RECALL_K}: for ${opts.recallQueries} other queries (and a random user each), the vector arm's top ${RECALL_K} through core's search functions (search_mode "vector", the filters and similarity threshold /api/search uses) ` +
       `against the same statement with \`SET LOCAL ${EXACT}\` (an exact scan); Σ|found ∩ exact| / Σ|exact|. (user) = one user's rows (~${opts.perUser}), as /api/search searches with user_id; (project) = the whole project, as without user_id (user playbooks) or always (agent playbooks).`,
@@ -646,7 +710,7 @@ function report(input: {
   );
 
   out.push(...memoryReport(rows, opts.vectorIndex));
-  out.push(...floorReport(rows, c));
+  out.push(...floorReport(rows, c, opts.rounds));
   out.push(...stageReport(rows, c));
 
   out.push(`### Vector arm: plans and the exact reference (recall@${RECALL_K} queries)`, "");
@@ -786,11 +850,13 @@ function memoryReport(rows: Row[], vectorIndex: string): string[] {
 }
 
 /** Each row's floor (its queries through the embedding pool alone) and the search's ratios to it, both measured in the same run. */
-function floorReport(rows: Row[], c: number): string[] {
+function floorReport(rows: Row[], c: number, rounds: number): string[] {
   return [
     "### The floor: the same queries through the embedding pool alone",
     "",
-    `Each row's c=1 and c=${c} query lists through embedQuery of a second embedder (same model, its own pool and cache), in the server's process with no HTTP and no database, just before the row's searches. ` +
+    `Each row's c=1 and c=${c} query lists through embedQuery of a second embedder (same model, its own pool and cache), in the server's process with no HTTP and no database. ` +
+      `The floor and the search alternate in ${rounds} rounds of a share of each list (each round c=1, then c=${c}, floor and search side by side, the floor first in even rounds), so both see the machine as it was that minute; ` +
+      `each round's search clients (a process of their own) first send ${CLIENT_WARMUP} untimed queries. ` +
       `Ratios: search c=1 p50 / embedding c=1 p50 (the target is ≤ 2), search c=${c} req/s / embedding c=${c} req/s (the target is ≥ 0.5). ` +
       `CPU: the CPU time over the c=${c} run per answered query (the process's, every thread, and in full mode the PostgreSQL processes' on this machine), and search / embedding (the c=${c} target as CPU, ≤ 2), which the machine's other load moves less than throughput; ` +
       "in-process clients (--clients in-process) are counted in it.",

@@ -2,5 +2,7 @@
 import { type ClientJob, runClients, searchClient } from "./search-clients.ts";
 
 const job = JSON.parse(await new Response(Bun.stdin.stream()).text()) as ClientJob;
-const run = await runClients(searchClient(job.url, job.users, job.topK), job.queries, job.concurrency, job.maxSeconds);
+const search = searchClient(job.url, job.users, job.topK);
+for (const query of job.warmup ?? []) await search(query);
+const run = await runClients(search, job.queries, job.concurrency, job.maxSeconds);
 process.stdout.write(JSON.stringify(run));

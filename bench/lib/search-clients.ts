@@ -31,6 +31,8 @@ export interface ClientJob {
   queries: string[];
   concurrency: number;
   maxSeconds: number;
+  /** Sent first, one at a time and untimed: a new process and its connection are cold. */
+  warmup?: string[];
 }
 
 /** A search of `url` for a query, each request for the next of `users` (a stride through them, so neighbours differ). */
