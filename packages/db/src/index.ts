@@ -85,7 +85,7 @@ export type { OrganizationRecord, ProjectRecord } from "./queries/organizations.
 export * as organizations from "./queries/organizations.ts";
 export type { OutcomeActivity, OutcomeInferenceRecord } from "./queries/outcome-inferences.ts";
 export * as outcomeInferences from "./queries/outcome-inferences.ts";
-export { Params, VectorParam, vectorLiteral } from "./queries/params.ts";
+export { Params, VectorParam, vectorFromBinary, vectorLiteral } from "./queries/params.ts";
 export type { NewToolCall, PendingToolCallRecord, PendingToolCallStatus, Settlement } from "./queries/pending-tool-calls.ts";
 export * as pendingToolCalls from "./queries/pending-tool-calls.ts";
 export * as physicalRemoval from "./queries/physical-removal.ts";

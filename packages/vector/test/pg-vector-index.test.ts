@@ -1,3 +1,4 @@
+import { describe, expect, test } from "bun:test";
 import { type ProfileStatus, profiles } from "@als/db";
 import { freshDatabase, testMode } from "@als/test-support/database.ts";
 import { registerProject } from "@als/test-support/register-project.ts";
@@ -40,4 +41,35 @@ vectorIndexContract(`PgVectorIndex on ${testMode === "full" ? "PostgreSQL" : "PG
     },
     close: drop,
   };
+});
+
+describe(`PgVectorIndex's reads on ${testMode === "full" ? "PostgreSQL" : "PGlite"}`, () => {
+  // Points are read in pgvector's binary form (vector_send): every value must come back as the
+  // float4 the column holds, whichever way it is read.
+  test("give each point's vector as the column holds it, by reference and page by page", async () => {
+    const { db, drop } = await freshDatabase();
+    try {
+      const scope = { orgId: "org-read", projectId: "project-read" };
+      await registerProject(db, scope);
+      const vectorOf = (seed: number) => Array.from({ length: 384 }, (_, i) => (i === 0 ? 0 : Math.sin(seed * 3.3 + i) * 10 ** ((i % 7) - 4)));
+      const points: VectorPoint[] = [1, 2, 3].map((seed) => ({
+        scope,
+        id: `read-${seed}`,
+        vector: vectorOf(seed),
+        payload: { user_id: "reader", status: "CURRENT", source: "test", expires_at: null, tags: [], embedding_model: "m", created_at: 1 },
+      }));
+      for (const point of points) await profiles.upsertProfiles(db, scope, [asProfileRow(point)], 1);
+      const index = new PgVectorIndex(db);
+      const [asText] = await db.query<{ text: string }>("SELECT embedding::text AS text FROM profiles WHERE profile_id = 'read-2'");
+      const byRef = await index.readPoints("profiles", [{ scope, id: "read-2" }]);
+      // The text form is the shortest decimal that reads back as the same float4.
+      expect(byRef.map((point) => point.vector)).toEqual([(JSON.parse(asText!.text) as number[]).map(Math.fround)]);
+      expect(byRef[0]!.vector).toEqual(vectorOf(2).map(Math.fround));
+      const paged = [...(await index.readPointsAfter("profiles", null, 2)), ...(await index.readPointsAfter("profiles", { scope, id: "read-2" }, 2))];
+      expect(paged.map((point) => point.id)).toEqual(["read-1", "read-2", "read-3"]);
+      expect(paged.map((point) => point.vector)).toEqual(points.map((point) => point.vector.map(Math.fround)));
+    } finally {
+      await drop();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { agentPlaybooks, nearestSql, Params, profiles, type Sql, userPlaybooks, VectorParam } from "@als/db";
+import { agentPlaybooks, nearestSql, Params, profiles, type Sql, userPlaybooks, VectorParam, vectorFromBinary } from "@als/db";
 import { type Collection, checkPayloadKey, payloadKeysOf } from "../collections.ts";
 import type { TextDocument } from "../in-process/text-index.ts";
 import type { PayloadValue, PointRef, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
@@ -155,8 +155,8 @@ export class PgVectorIndex implements VectorIndex {
     const { table, idColumn } = TABLES[collection];
     const keys = payloadKeysOf(collection);
     const expressionOf = expressionIn(collection);
-    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; vector: string }>(
-      `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id, embedding::text AS vector,
+    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; vector: Uint8Array }>(
+      `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id, vector_send(embedding) AS vector,
          ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")}
        FROM ${table} ${rest}`,
       values,
@@ -164,7 +164,7 @@ export class PgVectorIndex implements VectorIndex {
     return rows.map((row) => ({
       scope: { orgId: row.org_id, projectId: row.project_id },
       id: row.id,
-      vector: JSON.parse(row.vector) as number[],
+      vector: vectorFromBinary(row.vector),
       payload: Object.fromEntries(keys.map((key) => [key, row[key] ?? null])),
     }));
   }
