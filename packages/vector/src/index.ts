@@ -20,6 +20,6 @@ export * from "./collections.ts";
 export { type InProcessSettings, InProcessVectorIndex } from "./in-process/in-process-vector-index.ts";
 export { type TextDocument, type TextHit, TextIndex, type TextQuery, type TextRanking } from "./in-process/text-index.ts";
 export { packTsvector } from "./in-process/tsvector-text.ts";
-export { PgVectorIndex } from "./pgvector/pg-vector-index.ts";
+export { type IndexedRow, PgVectorIndex } from "./pgvector/pg-vector-index.ts";
 export { type QdrantSettings, QdrantVectorIndex } from "./qdrant/qdrant-vector-index.ts";
 export * from "./vector-index.ts";

@@ -65,9 +65,9 @@ describe(`PgVectorIndex's reads on ${testMode === "full" ? "PostgreSQL" : "PGlit
       // The text form is the shortest decimal that reads back as the same float4.
       expect(byRef.map((point) => point.vector)).toEqual([(JSON.parse(asText!.text) as number[]).map(Math.fround)]);
       expect(byRef[0]!.vector).toEqual(vectorOf(2).map(Math.fround));
-      const paged = [...(await index.readPointsAfter("profiles", null, 2)), ...(await index.readPointsAfter("profiles", { scope, id: "read-2" }, 2))];
-      expect(paged.map((point) => point.id)).toEqual(["read-1", "read-2", "read-3"]);
-      expect(paged.map((point) => point.vector)).toEqual(points.map((point) => point.vector.map(Math.fround)));
+      const paged = [...(await index.readRowsAfter("profiles", null, 2)), ...(await index.readRowsAfter("profiles", { scope, id: "read-2" }, 2))];
+      expect(paged.map((row) => row.point?.id)).toEqual(["read-1", "read-2", "read-3"]);
+      expect(paged.map((row) => row.point?.vector)).toEqual(points.map((point) => point.vector.map(Math.fround)));
     } finally {
       await drop();
     }

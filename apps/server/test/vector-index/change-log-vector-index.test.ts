@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ChangeLogFollower, loadSettings } from "@als/core";
-import { vectorChangeLog } from "@als/db";
+import { LOCAL_SCOPE, vectorChangeLog } from "@als/db";
 import { testMode } from "@als/test-support/database.ts";
 import { parseMetricsText, sampleValue } from "@als/test-support/metrics-text.ts";
 import { addAgentPlaybooks } from "@als/test-support/playbooks.ts";
 import { startTestService, type TestService } from "@als/test-support/service.ts";
-import { type InProcessVectorIndex, PgVectorIndex, type PointRef, type TextIndex } from "@als/vector";
+import { type IndexedRow, type InProcessVectorIndex, PgVectorIndex, type PointRef, type TextIndex } from "@als/vector";
 import { createApiMetrics } from "../../src/metrics/api-metrics.ts";
 
 // Full mode's in-process vector index: every API process keeps a graph of its own, rebuilt from the
@@ -244,29 +244,36 @@ describe("the change-log vector index (full mode's API processes)", () => {
   });
 });
 
-describe("reading every point page by page (a rebuild)", () => {
-  test("pages in key order cover every row with a vector once, for numeric and text ids", async () => {
+describe("reading every row page by page (a rebuild)", () => {
+  test("pages in key order cover every row once, with the points of those with a vector and one payload for both parts, for numeric and text ids", async () => {
     await svc.call("POST", "/api/add_user_profile", {
       user_profiles: ["a", "b", "c"].map((n) => ({ user_id: "paged", profile_id: `paged-${n}`, content: `Likes colour ${n}` })),
     });
+    await svc.db.query("UPDATE profiles SET embedding = NULL WHERE profile_id = 'paged-b'");
     const record = new PgVectorIndex(svc.db);
     for (const collection of ["agent_playbooks", "profiles"] as const) {
-      const paged: string[] = [];
+      const paged: IndexedRow[] = [];
       for (let after: PointRef | null = null; ; ) {
-        const page = await record.readPointsAfter(collection, after, 2);
-        paged.push(...page.map((point) => point.id));
+        const page: IndexedRow[] = await record.readRowsAfter(collection, after, 2);
+        paged.push(...page);
         if (page.length < 2) break;
-        after = page[page.length - 1]!;
+        after = page[page.length - 1]!.document;
       }
-      const table =
+      const [table, idColumn, order] =
         collection === "profiles"
-          ? "profiles WHERE embedding IS NOT NULL ORDER BY org_id, project_id, profile_id"
-          : "agent_playbooks WHERE embedding IS NOT NULL ORDER BY agent_playbook_id";
-      const idColumn = collection === "profiles" ? "profile_id" : "agent_playbook_id";
-      const all = await svc.db.query<{ id: string }>(`SELECT ${idColumn}::text AS id FROM ${table}`);
+          ? ["profiles", "profile_id", "org_id, project_id, profile_id"]
+          : ["agent_playbooks", "agent_playbook_id", "agent_playbook_id"];
+      const all = await svc.db.query<{ id: string; vectored: boolean }>(
+        `SELECT ${idColumn}::text AS id, embedding IS NOT NULL AS vectored FROM ${table} ORDER BY ${order}`,
+      );
       expect(all.length).toBeGreaterThan(2);
-      expect(paged).toEqual(all.map((row) => row.id));
+      expect(paged.map((row) => row.document.id)).toEqual(all.map((row) => row.id));
+      expect(paged.flatMap((row) => (row.point ? [row.point.id] : []))).toEqual(all.filter((row) => row.vectored).map((row) => row.id));
+      for (const row of paged) if (row.point) expect(row.point.payload).toBe(row.document.payload);
     }
+    const [unvectored] = await record.readRows("profiles", [{ scope: LOCAL_SCOPE, id: "paged-b" }]);
+    expect(unvectored?.document.id).toBe("paged-b");
+    expect(unvectored?.point).toBeNull();
   });
 });
 

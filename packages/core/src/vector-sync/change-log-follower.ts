@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { type Database, FUSION, QueryLexemes, vectorChangeLog } from "@als/db";
 import {
   type Collection,
+  type IndexedRow,
   InProcessVectorIndex,
   PgVectorIndex,
   type PointRef,
@@ -268,27 +269,30 @@ export class ChangeLogFollower implements VectorIndex {
     this.horizon = changes.horizon;
   }
 
-  /** Makes the changed rows' points what the record holds now: removed, and added again where they exist with a vector. */
+  /** Makes the changed rows' points and documents what the record holds now: removed, and added again where they exist (points where they have a vector). */
   private async pushRows(rows: readonly vectorChangeLog.ChangedRow[]): Promise<void> {
     const record = new PgVectorIndex(this.db);
     for (const [collection, changed] of groupBy(rows, (row) => row.collection as Collection)) {
+      // The log names the learnings' tables only (migration 0036), each held in both parts.
+      if (!this.textIndex.holds(collection)) continue;
       const refs = changed.map((row) => ({ scope: { orgId: row.org_id, projectId: row.project_id }, id: row.row_id }));
-      const points = await record.readPoints(collection, refs);
+      const found = await record.readRows(collection, refs);
       await this.index.delete(collection, refs);
-      await this.index.upsert(collection, points);
-      if (this.textIndex.holds(collection)) {
-        const documents = await record.readDocuments(collection, refs);
-        this.textIndex.delete(collection, refs);
-        this.textIndex.upsert(collection, this.withHeldPayloads(collection, documents));
-      }
+      await this.index.upsert(collection, pointsOf(found));
+      this.textIndex.delete(collection, refs);
+      this.textIndex.upsert(
+        collection,
+        found.map((row) => row.document),
+      );
     }
   }
 
   /**
    * The documents, each with the payload object the vector index holds for its row where the two
    * are alike, so that a row's payload is kept once (full mode at 100k learnings per kind: 90 MB
-   * of the heap, 2.8 million objects). They come from two reads: where the row changed between
-   * them, each keeps its own until the log brings the change to both.
+   * of the heap, 2.8 million objects). After a start from a save the graph's payloads come from the
+   * save and the documents from the tables: where the row changed since, each keeps its own until
+   * the log brings the change to both.
    */
   private withHeldPayloads(collection: Collection, documents: TextDocument[]): TextDocument[] {
     for (const document of documents) {
@@ -314,23 +318,31 @@ export class ChangeLogFollower implements VectorIndex {
     this.textLoaded = true;
   }
 
-  /** Reads every point from the tables, then follows the log from before the reading started. */
+  /**
+   * Reads every row from the tables (its point and its document in one read), then follows the
+   * log from before the reading started.
+   */
   private async rebuild(): Promise<void> {
     this.caughtUp = false;
     const horizon = await vectorChangeLog.currentHorizon(this.db);
     this.index.clear();
+    this.textIndex.clear();
+    this.textLoaded = false;
     const record = new PgVectorIndex(this.db);
     for (const collection of this.index.collections) {
       for (let after: PointRef | null = null; ; ) {
-        const points = await record.readPointsAfter(collection, after, REBUILD_BATCH);
-        await this.index.upsert(collection, points);
+        const rows = await record.readRowsAfter(collection, after, REBUILD_BATCH);
+        await this.index.upsert(collection, pointsOf(rows));
+        this.textIndex.upsert(
+          collection,
+          rows.map((row) => row.document),
+        );
         collectBatchGarbage();
-        if (points.length < REBUILD_BATCH) break;
-        after = points[points.length - 1]!;
+        if (rows.length < REBUILD_BATCH) break;
+        after = rows[rows.length - 1]!.document;
       }
     }
-    this.textLoaded = false;
-    await this.loadText();
+    this.textLoaded = true;
     this.horizon = horizon;
     await this.pushPending();
   }
@@ -343,6 +355,11 @@ export class ChangeLogFollower implements VectorIndex {
     this.lastSave = Date.now();
     if (this.index.changed) this.index.checkpoint({ database: this.database, horizon: this.horizon.toString() } satisfies SavedPlace);
   }
+}
+
+/** The points of the rows that have a vector. */
+function pointsOf(rows: readonly IndexedRow[]): VectorPoint[] {
+  return rows.flatMap((row) => (row.point ? [row.point] : []));
 }
 
 /**

@@ -4,6 +4,12 @@ import type { TextDocument } from "../in-process/text-index.ts";
 import type { PayloadValue, PointRef, VectorHit, VectorIndex, VectorPoint, VectorQuery } from "../vector-index.ts";
 import { filterSql } from "./filter-sql.ts";
 
+/** A row as the in-process index holds it: its point (null: the row has no vector) and its text document, with one payload object. */
+export interface IndexedRow {
+  point: VectorPoint | null;
+  document: TextDocument;
+}
+
 interface CollectionTable {
   table: Collection;
   idColumn: string;
@@ -64,11 +70,14 @@ export class PgVectorIndex implements VectorIndex {
     return this.sql.query<VectorHit>(`SELECT id::text, 1 - distance AS similarity FROM (${nearest}) nearest ORDER BY distance`, params.values);
   }
 
-  /** The stored search_text of the referenced rows that exist, with their payloads and returned columns, as they are now (with a vector or without). */
-  async readDocuments(collection: Collection, refs: PointRef[]): Promise<TextDocument[]> {
+  /**
+   * The referenced rows that exist, each as the in-process index holds it: its point (null
+   * without a vector) and its document, both with one payload object, as they are now.
+   */
+  async readRows(collection: Collection, refs: PointRef[]): Promise<IndexedRow[]> {
     if (refs.length === 0) return [];
     const { table, idColumn, idType } = TABLES[collection];
-    return this.documentsOf(
+    return this.rowsOf(
       collection,
       `JOIN unnest($1::text[], $2::text[], $3::text[]) AS wanted(org_id, project_id, row_id)
          ON ${table}.org_id = wanted.org_id AND ${table}.project_id = wanted.project_id AND ${idColumn} = wanted.row_id::${idType}`,
@@ -76,7 +85,17 @@ export class PgVectorIndex implements VectorIndex {
     );
   }
 
-  /** Up to `limit` documents of every row after `after`, in the order of readPointsAfter. */
+  /**
+   * Up to `limit` rows (as readRows gives them) after the row `after`, in the order of the table's
+   * primary key: a rebuild pages through the whole table with it, reading each row once for both
+   * parts of the index.
+   */
+  async readRowsAfter(collection: Collection, after: PointRef | null, limit: number): Promise<IndexedRow[]> {
+    const params = new Params();
+    return this.rowsOf(collection, `WHERE true${this.pastSql(collection, after, params)} ${this.pageSql(collection, limit, params)}`, params.values);
+  }
+
+  /** Up to `limit` documents of every row after `after`, in the order of readRowsAfter. */
   async readDocumentsAfter(collection: Collection, after: PointRef | null, limit: number): Promise<TextDocument[]> {
     const params = new Params();
     return this.documentsOf(collection, `WHERE true${this.pastSql(collection, after, params)} ${this.pageSql(collection, limit, params)}`, params.values);
@@ -92,20 +111,6 @@ export class PgVectorIndex implements VectorIndex {
          ON ${table}.org_id = wanted.org_id AND ${table}.project_id = wanted.project_id AND ${idColumn} = wanted.row_id::${idType}
        WHERE embedding IS NOT NULL`,
       [refs.map((r) => r.scope.orgId), refs.map((r) => r.scope.projectId), refs.map((r) => r.id)],
-    );
-  }
-
-  /**
-   * Up to `limit` points of every row with a vector, in the order of the table's primary key, after
-   * the point `after` (a rebuild pages through the whole table with it). Numeric ids are unique in
-   * their table and are its whole key; a profile's id is unique within its project.
-   */
-  async readPointsAfter(collection: Collection, after: PointRef | null, limit: number): Promise<VectorPoint[]> {
-    const params = new Params();
-    return this.pointsOf(
-      collection,
-      `WHERE embedding IS NOT NULL${this.pastSql(collection, after, params)} ${this.pageSql(collection, limit, params)}`,
-      params.values,
     );
   }
 
@@ -130,42 +135,53 @@ export class PgVectorIndex implements VectorIndex {
 
   /** The documents of the rows `rest` selects: their payloads, search_text (its text form; empty where it is null) and the row as a search returns it. */
   private async documentsOf(collection: Collection, rest: string, values: unknown[]): Promise<TextDocument[]> {
-    const { table, idColumn, returned } = TABLES[collection];
-    if (!returned) throw new Error(`the text index does not hold ${collection}`);
-    const keys = payloadKeysOf(collection);
-    const expressionOf = expressionIn(collection);
-    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; search_text: string; returned: string }>(
-      `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id, coalesce(${table}.search_text::text, '') AS search_text,
-         ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")},
-         (SELECT row_to_json(returned) FROM (SELECT ${returned}) returned)::text AS returned
-       FROM ${table} ${rest}`,
-      values,
-    );
-    return rows.map((row) => ({
-      scope: { orgId: row.org_id, projectId: row.project_id },
-      id: row.id,
-      payload: Object.fromEntries(keys.map((key) => [key, row[key] ?? null])),
-      searchText: row.search_text,
-      returned: row.returned,
+    const rows = await this.select(collection, { vector: false, text: true }, rest, values);
+    return rows.map(({ scope, id, payload, row }) => ({ scope, id, payload, searchText: row.search_text!, returned: row.returned! }));
+  }
+
+  /** The rows `rest` selects, each with its point (null without a vector) and its document, sharing one payload object. */
+  private async rowsOf(collection: Collection, rest: string, values: unknown[]): Promise<IndexedRow[]> {
+    const rows = await this.select(collection, { vector: true, text: true }, rest, values);
+    return rows.map(({ scope, id, payload, row }) => ({
+      point: row.vector ? { scope, id, vector: vectorFromBinary(row.vector), payload } : null,
+      document: { scope, id, payload, searchText: row.search_text!, returned: row.returned! },
     }));
   }
 
   /** The points of the rows of `collection` that `rest` (joins, WHERE, ORDER BY; SQL over its table) selects. */
   private async pointsOf(collection: Collection, rest: string, values: unknown[]): Promise<VectorPoint[]> {
-    const { table, idColumn } = TABLES[collection];
+    const rows = await this.select(collection, { vector: true, text: false }, rest, values);
+    return rows.map(({ scope, id, payload, row }) => ({ scope, id, vector: vectorFromBinary(row.vector!), payload }));
+  }
+
+  /**
+   * The rows of `collection` that `rest` selects, each with its reference and payload, and the
+   * parts asked for: its vector in pgvector's binary form (null where it has none), its
+   * search_text (its text form; empty where it is null) and the row as a search returns it.
+   */
+  private async select(collection: Collection, parts: { vector: boolean; text: boolean }, rest: string, values: unknown[]) {
+    const { table, idColumn, returned } = TABLES[collection];
+    if (parts.text && !returned) throw new Error(`the text index does not hold ${collection}`);
     const keys = payloadKeysOf(collection);
     const expressionOf = expressionIn(collection);
-    const rows = await this.sql.query<Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; vector: Uint8Array }>(
-      `SELECT ${table}.org_id, ${table}.project_id, ${idColumn}::text AS id, vector_send(embedding) AS vector,
-         ${keys.map((key) => `${expressionOf(key)} AS ${key}`).join(", ")}
-       FROM ${table} ${rest}`,
-      values,
-    );
+    const columns = [
+      `${table}.org_id`,
+      `${table}.project_id`,
+      `${idColumn}::text AS id`,
+      ...(parts.vector ? ["vector_send(embedding) AS vector"] : []),
+      ...(parts.text
+        ? [`coalesce(${table}.search_text::text, '') AS search_text`, `(SELECT row_to_json(returned) FROM (SELECT ${returned}) returned)::text AS returned`]
+        : []),
+      ...keys.map((key) => `${expressionOf(key)} AS ${key}`),
+    ];
+    const rows = await this.sql.query<
+      Record<string, PayloadValue> & { org_id: string; project_id: string; id: string; vector?: Uint8Array | null; search_text?: string; returned?: string }
+    >(`SELECT ${columns.join(", ")} FROM ${table} ${rest}`, values);
     return rows.map((row) => ({
       scope: { orgId: row.org_id, projectId: row.project_id },
       id: row.id,
-      vector: vectorFromBinary(row.vector),
       payload: Object.fromEntries(keys.map((key) => [key, row[key] ?? null])),
+      row,
     }));
   }
 }
