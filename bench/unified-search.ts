@@ -543,7 +543,7 @@ async function alternating(
   const concurrentQueries = nextQueries(opts.requests);
   const runs = { floor: [[], []] as Timed[][], search: [[], []] as Timed[][] };
   for (let round = 0; round < opts.rounds; round++) {
-    const share = (queries: string[]) =>
+    const share = (queries: readonly string[]) =>
       queries.slice(Math.floor((queries.length * round) / opts.rounds), Math.floor((queries.length * (round + 1)) / opts.rounds));
     const order = round % 2 === 0 ? (["floor", "search"] as const) : (["search", "floor"] as const);
     for (const [at, [queries, concurrency]] of (
@@ -556,7 +556,7 @@ async function alternating(
         const warmup = who === "search" ? nextQueries(CLIENT_WARMUP) : [];
         Bun.gc(true);
         const cpuBefore = cpuMillisNow(who === "search" && measure.searchUsesDatabase);
-        const run = await measure[who](share([...queries]), concurrency, opts.maxRowSeconds / opts.rounds, warmup);
+        const run = await measure[who](share(queries), concurrency, opts.maxRowSeconds / opts.rounds, warmup);
         runs[who][at]!.push({ run, cpuMillis: cpuMillisNow(who === "search" && measure.searchUsesDatabase) - cpuBefore });
       }
     }

@@ -88,7 +88,8 @@ export class PgVectorIndex implements VectorIndex {
   /**
    * Up to `limit` rows (as readRows gives them) after the row `after`, in the order of the table's
    * primary key: a rebuild pages through the whole table with it, reading each row once for both
-   * parts of the index.
+   * parts of the index. Numeric ids are unique in their table and are its whole key; a profile's
+   * id is unique within its project.
    */
   async readRowsAfter(collection: Collection, after: PointRef | null, limit: number): Promise<IndexedRow[]> {
     const params = new Params();
